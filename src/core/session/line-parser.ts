@@ -1,0 +1,100 @@
+import type { LineProblem } from "./errors";
+
+const NEWLINE = 0x0a;
+
+/** One line that parsed as a JSON object. */
+export interface RawLine {
+  /** 1-based line number in the file */
+  line: number;
+  value: Record<string, unknown>;
+  /** byte range of the line (without its newline) inside the chunk */
+  start: number;
+  end: number;
+}
+
+export interface ParsedChunk {
+  lines: RawLine[];
+  problems: LineProblem[];
+  /** Bytes of the chunk that are complete lines (up to and including the last newline). */
+  consumedBytes: number;
+  /** Lines counted in consumedBytes (blank ones included). */
+  consumedLines: number;
+  /**
+   * Bytes after the last newline that do not (yet) form a complete JSON line: a torn last line
+   * after a crash, or a line another process is still writing.
+   */
+  pendingBytes: number;
+  /** The chunk's final bytes held a complete JSON line with no newline after it. */
+  unterminatedEntry: boolean;
+}
+
+function excerptOf(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+}
+
+function isBlank(buf: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = buf[i]!;
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
+  }
+  return true;
+}
+
+/**
+ * Splits a chunk of a session file into lines and parses each one. Lines that do not parse are
+ * reported with their line number and otherwise left alone. When `atEof` is set, a final
+ * fragment without a newline is parsed too if it is complete JSON; otherwise it is left pending.
+ */
+export function parseChunk(buf: Buffer, firstLine: number, atEof: boolean): ParsedChunk {
+  const lines: RawLine[] = [];
+  const problems: LineProblem[] = [];
+  let pos = 0;
+  let lineNo = firstLine;
+  let consumedLines = 0;
+  const parseOne = (start: number, end: number, isFragment: boolean): boolean => {
+    if (isBlank(buf, start, end)) return true;
+    const text = buf.toString("utf8", start, end);
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      if (isFragment) return false;
+      problems.push({ line: lineNo, kind: "malformed", message: `line ${lineNo} is not valid JSON (${(err as Error).message})`, excerpt: excerptOf(text) });
+      return true;
+    }
+    if (value === null || typeof value !== "object" || Array.isArray(value) || typeof (value as { type?: unknown }).type !== "string") {
+      problems.push({ line: lineNo, kind: "not-an-entry", message: `line ${lineNo} is JSON but not a session entry (no "type")`, excerpt: excerptOf(text) });
+      return true;
+    }
+    lines.push({ line: lineNo, value: value as Record<string, unknown>, start, end });
+    return true;
+  };
+  while (pos < buf.length) {
+    const nl = buf.indexOf(NEWLINE, pos);
+    if (nl < 0) break;
+    parseOne(pos, nl, false);
+    pos = nl + 1;
+    lineNo++;
+    consumedLines++;
+  }
+  let pendingBytes = buf.length - pos;
+  let unterminatedEntry = false;
+  if (pendingBytes > 0 && atEof) {
+    if (isBlank(buf, pos, buf.length)) {
+      pendingBytes = 0;
+    } else if (parseOne(pos, buf.length, true)) {
+      unterminatedEntry = true;
+    }
+  }
+  return { lines, problems, consumedBytes: pos, consumedLines, pendingBytes, unterminatedEntry };
+}
+
+/** The problem report for a fragment at the end of a file that is not complete JSON. */
+export function tornLineProblem(line: number, fragment: string): LineProblem {
+  return {
+    line,
+    kind: "torn",
+    message: `line ${line} is incomplete (the file ends mid-line, as after a crash while writing); it is kept, and the next append starts on a new line`,
+    excerpt: excerptOf(fragment),
+  };
+}

@@ -1,0 +1,97 @@
+import { promises as fs } from "node:fs";
+import { EntryStore } from "./entry-store";
+import { SessionError, type LineProblem } from "./errors";
+import { ioError } from "./file-io";
+import { parseChunk, tornLineProblem } from "./line-parser";
+import { migrateLines } from "./migrate";
+import { CURRENT_SESSION_VERSION, type SessionHeader } from "./types";
+
+/** A session file read into an index, with what is needed to keep reading it as it grows. */
+export interface LoadedSession {
+  header: SessionHeader;
+  store: EntryStore;
+  problems: LineProblem[];
+  /** Bytes read as complete lines: where reading the file's growth resumes. */
+  offset: number;
+  /** Lines counted up to offset. */
+  lineCount: number;
+  /** The file's last byte is not a newline (a torn or unterminated last line). */
+  unterminated: boolean;
+  /** The format version the file was written in (before in-memory migration). */
+  fileVersion: number;
+  ino: number;
+}
+
+function isHeader(value: Record<string, unknown>): boolean {
+  return value.type === "session" && typeof value.id === "string";
+}
+
+/**
+ * Reads a session file. Never writes: a file in an old format is migrated in memory only, bad
+ * lines are reported and skipped, and an empty file or one without a session header is refused
+ * with a clear error (never truncated).
+ */
+export async function loadSession(path: string): Promise<LoadedSession> {
+  let buf: Buffer;
+  let ino: number;
+  try {
+    const st = await fs.stat(path);
+    if (st.isDirectory()) throw new SessionError("io", `${path} is a directory, not a session file`, path);
+    ino = st.ino;
+    buf = await fs.readFile(path);
+  } catch (err) {
+    throw err instanceof SessionError ? err : ioError(err, "read", path);
+  }
+  const chunk = parseChunk(buf, 1, true);
+  if (chunk.lines.length === 0 && chunk.problems.length === 0) {
+    throw new SessionError("empty", `Session file is empty: ${path}`, path);
+  }
+  const first = chunk.lines[0];
+  if (!first || !isHeader(first.value)) {
+    const where = first ? `line ${first.line}` : "no line";
+    throw new SessionError("bad-header", `Not a Pi session file (${where} is not a session header): ${path}`, path);
+  }
+  const problems: LineProblem[] = [...chunk.problems];
+  const header = first.value as unknown as SessionHeader;
+  const fileVersion = typeof header.version === "number" ? header.version : 1;
+  const store = new EntryStore();
+  const body = chunk.lines.slice(1).filter((l) => l.value.type !== "session");
+  if (fileVersion < 2) {
+    // v1 entries have no ids: they are given ids here, in memory, and kept parsed.
+    migrateLines([first.value, ...body.map((l) => l.value)]);
+    for (const l of body) addTo(store, problems, l.value, l.line);
+  } else {
+    store.migrateOnParse = fileVersion < CURRENT_SESSION_VERSION;
+    for (const l of body) addTo(store, problems, l.value, l.line, { buf, start: l.start, end: l.end });
+  }
+  let offset = chunk.consumedBytes;
+  let lineCount = chunk.consumedLines;
+  if (chunk.unterminatedEntry) {
+    offset = buf.length;
+    lineCount += 1;
+  } else if (chunk.pendingBytes > 0) {
+    problems.push(tornLineProblem(lineCount + 1, buf.toString("utf8", offset)));
+  }
+  problems.sort((a, b) => a.line - b.line);
+  return {
+    header,
+    store,
+    problems,
+    offset,
+    lineCount,
+    unterminated: buf.length > 0 && buf[buf.length - 1] !== 0x0a,
+    fileVersion,
+    ino,
+  };
+}
+
+function addTo(
+  store: EntryStore,
+  problems: LineProblem[],
+  value: Record<string, unknown>,
+  line: number,
+  raw?: { buf: Buffer; start: number; end: number },
+): void {
+  const result = store.add(value, line, raw);
+  if ("kind" in result) problems.push(result);
+}

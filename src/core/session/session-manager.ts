@@ -13,6 +13,7 @@ import { createSessionId, generateEntryId, nowIso } from "./ids";
 import { parseChunk } from "./line-parser";
 import { sessionDirForCwd, sessionFileName, type SessionLocationOptions } from "./paths";
 import { branchedLines, migratedFileText } from "./session-rewrite";
+import { listAllSessions, listSessions, type ListOptions, type SessionInfo } from "./session-list";
 import { loadSession, type LoadedSession } from "./session-loader";
 import { buildEntryTree, buildSummaryTree, type SessionTreeNode, type SummaryTreeNode } from "./session-tree";
 import {
@@ -163,6 +164,16 @@ export class SessionManager implements Disposable {
     const body = await migratedFileText(source, loaded, { dropHeader: true });
     await writeFileAtomic(file, `${JSON.stringify(header)}\n${body}`);
     return SessionManager.open(file, { ...opts, forkDir: dir, lock: opts.lock });
+  }
+
+  /** The sessions of `cwd`, newest first (see listSessions). */
+  static list(cwd: string, opts: ListOptions = {}): Promise<SessionInfo[]> {
+    return listSessions(cwd, opts);
+  }
+
+  /** The sessions of every workspace, newest first. */
+  static listAll(opts: ListOptions = {}): Promise<SessionInfo[]> {
+    return listAllSessions(opts);
   }
 
   private static newHeader(cwd: string, parentSession?: string): SessionHeader {

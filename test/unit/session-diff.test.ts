@@ -1,0 +1,113 @@
+/**
+ * Differential tests of the SessionManager: random session files written by the reference's own
+ * SessionManager are read by both, and every read (entries, tree, labels, name, leaf, paths,
+ * children, context of every leaf) must agree; forks and listings are compared too.
+ */
+import * as assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { SessionManager } from "../../src/core/session/session-manager";
+import type { SessionEntry } from "../../src/core/session/types";
+import { generateReferenceSession } from "../support/random-session";
+import { loadReference, type PiReference } from "../support/reference";
+import { makeTempDir } from "../support/temp-dir";
+
+const SEEDS = 60;
+
+function parseLines(file: string): Record<string, unknown>[] {
+  return readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+describe("SessionManager against the reference", () => {
+  let pi: PiReference;
+  let tmp: ReturnType<typeof makeTempDir>;
+  before(async () => {
+    pi = await loadReference();
+    tmp = makeTempDir();
+  });
+  after(() => tmp.cleanup());
+
+  it("reads random session files exactly as the reference does", async () => {
+    let files = 0;
+    for (let seed = 1; seed <= SEEDS; seed++) {
+      const dir = join(tmp.dir, `read-${seed}`);
+      const { file } = generateReferenceSession(pi, { seed, entries: 20 + ((seed * 7) % 150), persistDir: dir, unknownRoles: true });
+      if (!file || !readdirSync(dir).length) continue; // the reference writes nothing without an assistant message
+      files++;
+      const ref = pi.SessionManager.open(file);
+      const ours = await SessionManager.open(file, { readOnly: true });
+      const refEntries = ref.getEntries();
+      assert.deepEqual(ours.getEntries(), refEntries, `entries, seed ${seed}`);
+      assert.deepEqual(ours.getTree(), ref.getTree(), `tree, seed ${seed}`);
+      assert.equal(ours.getLeafId(), ref.getLeafId(), `leaf, seed ${seed}`);
+      assert.equal(ours.getSessionName(), ref.getSessionName(), `name, seed ${seed}`);
+      assert.deepEqual(ours.getHeader(), ref.getHeader());
+      assert.deepEqual(ours.buildSessionContext(), ref.buildSessionContext(), `context at the leaf, seed ${seed}`);
+      for (const e of refEntries) {
+        assert.equal(ours.getLabel(e.id), ref.getLabel(e.id));
+        assert.deepEqual(ours.getBranch(e.id), ref.getBranch(e.id));
+        assert.deepEqual(ours.getChildren(e.id), ref.getChildren(e.id));
+        assert.deepEqual(ours.buildSessionContext(e.id), pi.buildSessionContext(refEntries, e.id), `context at ${e.id}, seed ${seed}`);
+      }
+      assert.deepEqual(ours.getProblems(), []);
+      await ours.close();
+    }
+    assert.ok(files > SEEDS / 2, `only ${files} files were written`);
+  });
+
+  it("moves the leaf like the reference, then forks the same file", async () => {
+    for (let seed = 100; seed < 120; seed++) {
+      const dir = join(tmp.dir, `fork-${seed}`);
+      const { file, ids } = generateReferenceSession(pi, { seed, entries: 60, persistDir: dir });
+      if (!file || !readdirSync(dir).length) continue;
+      const leaf = ids[(seed * 13) % ids.length]!;
+      const ref = pi.SessionManager.open(file);
+      const ours = await SessionManager.open(file);
+      ref.branch(leaf);
+      ours.branch(leaf);
+      assert.deepEqual(ours.buildSessionContext(), ref.buildSessionContext());
+      const refFork = ref.createBranchedSession(leaf);
+      const ourFork = await ours.createBranchedSession(leaf);
+      assert.ok(refFork && ourFork);
+      const anon = (e: SessionEntry | undefined) => (e?.type === "label" ? { ...e, id: "*", parentId: "*" } : e);
+      assert.deepEqual(anon(ours.getLeafEntry()), anon(ref.getLeafEntry()), "the leaf after the fork");
+      assert.deepEqual(ours.buildSessionContext(), ref.buildSessionContext());
+      const refHas = readdirSync(dir).includes(refFork.split("/").pop()!);
+      const ourHas = readdirSync(dir).includes(ourFork.split("/").pop()!);
+      assert.equal(ourHas, refHas, "both write the fork only when it holds an assistant message");
+      if (refHas) {
+        const [rh, ...rl] = parseLines(refFork);
+        const [oh, ...ol] = parseLines(ourFork);
+        assert.equal(oh!.parentSession, file);
+        assert.equal(rh!.parentSession, file);
+        assert.equal(oh!.cwd, rh!.cwd);
+        const strip = (lines: Record<string, unknown>[]) => lines.map((l) => (l.type === "label" ? { ...l, id: "*", parentId: "*" } : l));
+        assert.deepEqual(strip(ol), strip(rl), `fork content, seed ${seed}`);
+        // the label chain hangs under the path
+        for (let i = 0; i < ol.length; i++) if (ol[i]!.type === "label") assert.equal(ol[i]!.parentId, ol[i - 1]!.id);
+        const reopened = pi.SessionManager.open(ourFork);
+        assert.deepEqual(reopened.getEntries().filter((e: SessionEntry) => e.type !== "label"), ol.filter((e) => e.type !== "label"));
+      }
+      await ours.close();
+    }
+  });
+
+  it("lists a folder like the reference, and again from its index", async () => {
+    const dir = join(tmp.dir, "list");
+    for (let seed = 200; seed < 215; seed++) generateReferenceSession(pi, { seed, entries: 30 + seed % 40, persistDir: dir });
+    const indexDir = join(tmp.dir, "index");
+    const expected = await pi.SessionManager.list("/unused", dir);
+    for (const pass of ["cold", "warm"]) {
+      const ours = await SessionManager.list("/unused", { sessionDir: dir, indexDir });
+      assert.equal(ours.length, expected.length, pass);
+      ours.forEach((o, i) => {
+        const r = expected[i]!;
+        assert.deepEqual(
+          { path: o.path, id: o.id, cwd: o.cwd, name: o.name, parent: o.parentSessionPath, created: o.created, modified: o.modified, count: o.messageCount, first: o.firstMessage },
+          { path: r.path, id: r.id, cwd: r.cwd, name: r.name, parent: r.parentSessionPath, created: r.created, modified: r.modified, count: r.messageCount, first: r.firstMessage },
+          `${pass} listing, ${r.path}`,
+        );
+      });
+    }
+  });
+});

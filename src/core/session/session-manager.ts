@@ -553,7 +553,16 @@ export class SessionManager implements Disposable {
     } else {
       this.queue.enqueue([JSON.stringify(entry)]);
     }
-    this.flush().catch((error: Error) => this.changes.fire({ kind: "error", error }));
+    this.flush().catch((error: Error) => this.onWriteError(error));
+  }
+
+  /** Losing the lock makes this window a read-only view: its unwritten entries stay in memory (a fork can keep them). */
+  private onWriteError(error: Error): void {
+    if (error instanceof SessionError && error.code === "locked" && this.readOnlyReason === undefined) {
+      this.readOnlyReason = error.message;
+      this.changes.fire({ kind: "read-only", reason: error.message });
+    }
+    this.changes.fire({ kind: "error", error });
   }
 
   /** Resolves when every append so far is written to the file. */

@@ -89,7 +89,7 @@ function readHttpStatus(text: string): number | undefined {
 
 /**
  * Makes the error message for a non-2xx response: `HTTP <status>: <message>`, where the message comes
- * from the usual JSON error shapes (`{error: {message}}`, `{error: "..."}`, `{message}`, `{detail}`) or
+ * from the usual JSON error shapes (`{error: {message}}`, `{error: "..."}`, `{message}`, `{detail: [{msg}]}`) or
  * the body text itself. Long bodies are cut so a whole HTML error page does not land in the session.
  */
 export function describeHttpError(status: number, statusText: string, bodyText: string): string {
@@ -123,7 +123,7 @@ function findMessage(value: unknown): string | undefined {
   if (Array.isArray(value)) return findMessage(value[0]);
   if (typeof value !== "object" || value === null) return undefined;
   const record = value as Record<string, unknown>;
-  return findMessage(record.error) ?? findMessage(record.message) ?? findMessage(record.detail);
+  return findMessage(record.error) ?? findMessage(record.message) ?? findMessage(record.detail) ?? findMessage(record.msg);
 }
 
 function findCode(value: unknown): string | undefined {

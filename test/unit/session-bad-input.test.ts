@@ -6,7 +6,7 @@ import { SessionError } from "../../src/core/session/errors";
 import { SessionManager } from "../../src/core/session/session-manager";
 import { loadReference, type PiReference } from "../support/reference";
 import { makeTempDir } from "../support/temp-dir";
-import { assistant, user } from "./session-manager.test";
+import { assistant, user } from "../support/messages";
 
 const HEADER = { type: "session", version: 3, id: "0199aaaa-0000-7000-8000-000000000001", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" };
 

@@ -8,7 +8,7 @@ import { type SessionChange, SessionManager } from "../../src/core/session/sessi
 import { lockPathFor } from "../../src/core/session/writer-lock";
 import { loadReference, type PiReference } from "../support/reference";
 import { makeTempDir, waitFor } from "../support/temp-dir";
-import { assistant, user } from "./session-manager.test";
+import { assistant, user } from "../support/messages";
 
 const MANAGER_JS = resolve(__dirname, "../../src/core/session/session-manager.js");
 const HOLDER_JS = resolve(__dirname, "../../../test/support/lock-holder.js");

@@ -4,26 +4,9 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { SessionError } from "../../src/core/session/errors";
 import { SessionManager } from "../../src/core/session/session-manager";
-import type { AssistantMessage, UserMessage } from "../../src/core/session/types";
+import { assistant, user } from "../support/messages";
 import { loadReference, type PiReference } from "../support/reference";
 import { makeTempDir } from "../support/temp-dir";
-
-export function user(text: string): UserMessage {
-  return { role: "user", content: text, timestamp: Date.now() };
-}
-
-export function assistant(text: string): AssistantMessage {
-  return {
-    role: "assistant",
-    content: [{ type: "text", text }],
-    api: "openai-completions",
-    provider: "test",
-    model: "m1",
-    usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
-    stopReason: "stop",
-    timestamp: Date.now(),
-  };
-}
 
 function lines(file: string): Record<string, unknown>[] {
   return readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);

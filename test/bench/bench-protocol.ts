@@ -1,0 +1,95 @@
+/**
+ * What the bench harness asks of a measurement child process and what the child reports back.
+ * Each measurement that reads a big file runs in a fresh process so that peak memory (maxRSS)
+ * belongs to that one implementation alone.
+ */
+
+export type Implementation = "ours" | "ref";
+
+export type ChildTask =
+  | { kind: "floor"; file: string }
+  | { kind: "open"; impl: Implementation; file: string; targets: string[] }
+  | { kind: "append"; impl: Implementation; file: string; count: number; seed: number }
+  /** One listing in a fresh process; `home` becomes HOME, the agent dir and the cache dir's parent (an index lives somewhere under it or in `dir`). */
+  | { kind: "list"; impl: Implementation; dir: string; cwd: string; home: string };
+
+export interface MemorySnapshot {
+  /** Peak resident set size of the process so far (process.resourceUsage().maxRSS), in MB. */
+  maxRssMb: number;
+  /** V8 heap in use right after a full garbage collection, in MB. */
+  heapMb: number;
+  /** Memory outside the V8 heap (Buffers and the like) after the same collection, in MB. */
+  externalMb: number;
+}
+
+export interface FloorResult {
+  kind: "floor";
+  readParseMs: number;
+  lines: number;
+  baseline: MemorySnapshot;
+  afterParse: MemorySnapshot;
+}
+
+export interface CheckoutMeasurement {
+  id: string;
+  /** branch(id) + buildSessionContext(), first visit. */
+  ms: number;
+  /** The same again right after (everything the first visit parsed is now in memory). */
+  repeatMs: number;
+  messages: number;
+  digest: string;
+}
+
+export interface OpenResult {
+  kind: "open";
+  /** open + the tree the UI draws (ref: getTree(); ours: getSummaryTree()). */
+  openMs: number;
+  treeNodes: number;
+  treeRoots: number;
+  /** Hash of the ids in tree pre-order (children in the order the implementation gives). */
+  treeDigest: string;
+  baseline: MemorySnapshot;
+  afterOpen: MemorySnapshot;
+  /** buildSessionContext() for the leaf the file resumes at: first call, then a repeat. */
+  leafContextMs: number;
+  leafContextRepeatMs: number;
+  leafId: string | null;
+  leafMessages: number;
+  leafDigest: string;
+  checkouts: CheckoutMeasurement[];
+}
+
+export interface AppendResult {
+  kind: "append";
+  /** Opening the writable copy (not part of the append time). */
+  openMs: number;
+  /** `count` appendMessage calls (ours: plus `await flush()`). */
+  appendMs: number;
+  count: number;
+  /** The file grew by this many lines (checks that every append reached the disk). */
+  linesAdded: number;
+}
+
+export interface ListResult {
+  kind: "list";
+  ms: number;
+  sessions: number;
+  /** Hash of the normalized listing (path, id, name, messageCount, firstMessage, modified), newest first. */
+  digest: string;
+  /** The first rows, normalized, to show a mismatch. */
+  sample: NormalizedSessionInfo[];
+}
+
+export interface NormalizedSessionInfo {
+  file: string;
+  id: string;
+  name: string | undefined;
+  messageCount: number;
+  firstMessage: string;
+  modified: number;
+}
+
+export type ChildResult = FloorResult | OpenResult | AppendResult | ListResult;
+
+/** What a child sends back: a result, or why it could not measure (e.g. ours is not implemented yet). */
+export type ChildReply = { ok: true; result: ChildResult } | { ok: false; error: string; unavailable: boolean };

@@ -1,0 +1,8 @@
+/** The end-to-end harness: a real VS Code (code-server) with the packaged extension, in chromium. */
+export * from "./browser";
+export * from "./paths";
+export * from "./processes";
+export * from "./sandbox";
+export * from "./servers";
+export * from "./session";
+export * from "./workbench";

@@ -1,0 +1,85 @@
+/**
+ * One end-to-end session: a sandbox, code-server with the packaged extension installed, chromium on
+ * the workbench. `close()` always tears all of it down, in reverse order, even after a failure.
+ */
+import { existsSync } from "node:fs";
+import { Browser, Page } from "playwright-core";
+import { launchChromium } from "./browser";
+import { assertToolsInstalled, vsixPath } from "./paths";
+import { createSandbox, Sandbox } from "./sandbox";
+import { installVsix, RunningServer, startCodeServer } from "./servers";
+import { colorThemes, defaultUiTimeoutMs, Workbench } from "./workbench";
+
+/** Options for {@link openWorkbench}. */
+export interface OpenWorkbenchOptions {
+  /** The folder the workbench opens. */
+  readonly folder: string;
+  /** The extension package to install; the repository's arbor.vsix by default, `null` for none. */
+  readonly vsix?: string | null;
+  /** Extra environment for the server and so for the extension host (for example PI_CODING_AGENT_DIR). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** User settings on top of the quiet defaults. */
+  readonly settings?: Readonly<Record<string, unknown>>;
+  /** Copy the server's output to the console (ARBOR_E2E_VERBOSE=1 does the same). */
+  readonly verbose?: boolean;
+  /** The browser viewport; 1400×900 by default. */
+  readonly viewport?: { readonly width: number; readonly height: number };
+}
+
+/** Everything one end-to-end session started. */
+export interface WorkbenchSession {
+  readonly sandbox: Sandbox;
+  readonly server: RunningServer;
+  readonly browser: Browser;
+  readonly page: Page;
+  readonly workbench: Workbench;
+  /** The workbench URL (with `?folder=`). */
+  readonly url: string;
+  /** Switches the color theme through the user settings and waits until the workbench shows it. */
+  setTheme(kind: keyof typeof colorThemes): Promise<void>;
+  /** Closes the browser, stops the server and deletes the sandbox. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** Starts everything and waits for the workbench to render. */
+export async function openWorkbench(options: OpenWorkbenchOptions): Promise<WorkbenchSession> {
+  assertToolsInstalled();
+  const vsix = options.vsix === undefined ? vsixPath : options.vsix;
+  if (vsix !== null && !existsSync(vsix)) throw new Error(`No extension package at ${vsix}: run \`npm run package\`.`);
+  const verbose = options.verbose ?? process.env.ARBOR_E2E_VERBOSE === "1";
+  const sandbox = createSandbox("e2e", { ...(options.env ? { env: options.env } : {}), ...(options.settings ? { settings: options.settings } : {}) });
+  const cleanups: (() => Promise<void> | void)[] = [() => sandbox.dispose()];
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    for (const cleanup of cleanups.reverse()) {
+      try {
+        await cleanup();
+      } catch {
+        // keep tearing down the rest
+      }
+    }
+  };
+  try {
+    if (vsix !== null) installVsix(sandbox, vsix);
+    const server = await startCodeServer(sandbox, options.folder, verbose ? { echo: (line) => console.log(`[code-server] ${line}`) } : {});
+    cleanups.push(() => server.stop());
+    const browser = await launchChromium(sandbox);
+    cleanups.push(() => browser.close());
+    const page = await browser.newPage({ viewport: options.viewport ?? { width: 1400, height: 900 } });
+    if (verbose) page.on("console", (message) => console.log(`[browser ${message.type()}] ${message.text()}`));
+    const url = `${server.origin}/?folder=${encodeURIComponent(options.folder)}`;
+    await page.goto(url);
+    const workbench = new Workbench(page);
+    await workbench.waitForReady();
+    const setTheme = async (kind: keyof typeof colorThemes) => {
+      sandbox.updateUserSettings({ "workbench.colorTheme": colorThemes[kind] });
+      await workbench.waitForThemeKind(kind, defaultUiTimeoutMs);
+    };
+    return { sandbox, server, browser, page, workbench, url, setTheme, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

@@ -60,7 +60,10 @@ export interface RandomSessionOptions {
   seed: number;
   /** How many entries to append (the header not counted). */
   entries: number;
-  /** Persist to this folder (`SessionManager.create`); in memory when absent. Pi writes nothing before the first assistant message. */
+  /**
+   * Persist to this folder (`SessionManager.create`); in memory when absent. Pi writes nothing
+   * before the first assistant message, so every generated session holds at least one.
+   */
   persistDir?: string;
   /** Working directory recorded in the header. */
   cwd?: string;
@@ -72,7 +75,7 @@ export interface RandomSession {
   manager: RefSessionManager;
   /** Every entry id, in file order. */
   ids: string[];
-  /** The session file when persisted. */
+  /** The session file when persisted (it always exists: see `persistDir`). */
   file?: string;
 }
 
@@ -92,6 +95,7 @@ const TINY_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8
 
 class Generator {
   private step = 0;
+  private hasAssistant = false;
   private readonly pendingCalls: ToolCall[] = [];
 
   constructor(
@@ -102,7 +106,11 @@ class Generator {
 
   run(): void {
     let guard = this.options.entries * 20 + 100;
-    while (this.manager.getEntries().length < this.options.entries && guard-- > 0) this.act();
+    for (let count = 0; count < this.options.entries && guard-- > 0; count = this.manager.getEntries().length) {
+      // Pi writes a file only once it holds an assistant message: make sure every session has one.
+      if (count === this.options.entries - 1 && !this.hasAssistant) this.appendAssistant();
+      else this.act();
+    }
   }
 
   private act(): void {
@@ -205,6 +213,7 @@ class Generator {
     };
     if (stopReason === "error") message.errorMessage = "upstream 500";
     this.manager.appendMessage(message);
+    this.hasAssistant = true;
     this.pendingCalls.push(...calls);
   }
 

@@ -2,7 +2,7 @@
  * The random session generator that differential tests (ours and the session store's) rely on.
  */
 import * as assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadReference, type PiReference } from "../support/reference";
@@ -64,6 +64,13 @@ describe("random reference sessions", () => {
     assert.equal(lines.length, 81);
     const reopened = pi.SessionManager.open(session.file, dir);
     assert.deepStrictEqual(reopened.getEntries(), JSON.parse(JSON.stringify(session.manager.getEntries())));
+  });
+
+  it("always writes a file when persisting, even for tiny sessions (Pi waits for an assistant message)", () => {
+    for (let seed = 0; seed < 40; seed++) {
+      const { file } = generateReferenceSession(pi, { seed, entries: 1 + (seed % 4), persistDir: dir });
+      assert.ok(file && existsSync(file), `seed ${seed}`);
+    }
   });
 
   it("createRng is deterministic and stays in range", () => {

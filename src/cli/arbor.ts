@@ -1,0 +1,37 @@
+import { SessionError } from "../core/session/errors";
+import { runCommand } from "./commands";
+import { UsageError } from "./args";
+
+const USAGE = `arbor: work with Pi coding-agent session files (JSONL trees) without VS Code
+
+Usage:
+  arbor ls [--all] [--cwd DIR] [--dir SESSIONS_DIR] [--json]
+  arbor tree FILE [--json]
+  arbor context FILE [--leaf ID] [--llm]
+  arbor label FILE ID TEXT | arbor label FILE ID --clear
+  arbor fork FILE ID
+  arbor check FILE [--json]
+
+Every command accepts --timings (phase times in milliseconds, as JSON on stderr).
+Sessions are found where Pi keeps them: $PI_CODING_AGENT_DIR (default ~/.pi/agent)/sessions/<cwd>,
+or $PI_CODING_AGENT_SESSION_DIR.`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === "--help" || command === "-h" || command === "help") {
+    process.stdout.write(`${USAGE}\n`);
+    return command ? 0 : 2;
+  }
+  return runCommand(command, rest, { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s) });
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    const message = err instanceof UsageError ? `${err.message} (see arbor --help)` : err instanceof SessionError ? err.message : `unexpected error: ${(err as Error)?.message ?? String(err)}`;
+    process.stderr.write(`arbor: ${message}\n`);
+    process.exitCode = err instanceof UsageError ? 2 : 1;
+  },
+);

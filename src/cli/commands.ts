@@ -1,0 +1,160 @@
+import { resolve } from "node:path";
+import { convertToLlm } from "../core/context/convert-to-llm";
+import { SessionError } from "../core/session/errors";
+import { SessionManager } from "../core/session/session-manager";
+import { checkSessionFile } from "./check";
+import { parseArgs, UsageError } from "./args";
+import { renderTree } from "./render-tree";
+import { Timings } from "./timings";
+
+export interface Output {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+interface Spec {
+  valued: string[];
+  switches: string[];
+  min: number;
+  max: number;
+  usage: string;
+}
+
+const SPECS: Record<string, Spec> = {
+  ls: { valued: ["cwd", "dir"], switches: ["all", "json"], min: 0, max: 0, usage: "ls [--all] [--cwd DIR] [--dir SESSIONS_DIR] [--json]" },
+  tree: { valued: [], switches: ["json"], min: 1, max: 1, usage: "tree FILE [--json]" },
+  context: { valued: ["leaf"], switches: ["llm"], min: 1, max: 1, usage: "context FILE [--leaf ID] [--llm]" },
+  label: { valued: [], switches: ["clear"], min: 2, max: 3, usage: "label FILE ID TEXT|--clear" },
+  fork: { valued: [], switches: [], min: 2, max: 2, usage: "fork FILE ID" },
+  check: { valued: [], switches: ["json"], min: 1, max: 1, usage: "check FILE [--json]" },
+};
+
+/** Runs one `arbor` command; returns the exit code. Errors are thrown (one line each, by the caller). */
+export async function runCommand(command: string, argv: string[], out: Output): Promise<number> {
+  const spec = SPECS[command];
+  if (!spec) throw new UsageError(`unknown command "${command}"`);
+  const args = parseArgs(argv, new Set(spec.valued), new Set([...spec.valued, ...spec.switches, "timings"]));
+  if (args.positional.length < spec.min || args.positional.length > spec.max) throw new UsageError(`usage: arbor ${spec.usage}`);
+  const timings = new Timings();
+  const flag = (name: string) => args.flags.get(name);
+  let code = 0;
+  try {
+    code = await COMMANDS[command]!(args.positional, flag, out, timings);
+  } finally {
+    if (flag("timings")) out.stderr(`${JSON.stringify(timings)}\n`);
+  }
+  return code;
+}
+
+type Flag = (name: string) => string | true | undefined;
+type Command = (positional: string[], flag: Flag, out: Output, timings: Timings) => Promise<number>;
+
+function age(date: Date): string {
+  const s = Math.max(0, (Date.now() - date.getTime()) / 1000);
+  if (s < 60) return `${Math.floor(s)}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86400)}d`;
+}
+
+function requireEntry(sm: SessionManager, id: string): void {
+  if (!sm.hasEntry(id)) throw new SessionError("unknown-entry", `no entry with id ${id} in ${sm.getSessionFile()}`);
+}
+
+const COMMANDS: Record<string, Command> = {
+  async ls(_p, flag, out, timings) {
+    const cwd = resolve(typeof flag("cwd") === "string" ? (flag("cwd") as string) : process.cwd());
+    const dir = flag("dir");
+    const sessionDir = typeof dir === "string" ? resolve(dir) : undefined;
+    const sessions = flag("all") ? await SessionManager.listAll({ sessionDir }) : await SessionManager.list(cwd, { sessionDir });
+    timings.mark("list");
+    if (flag("json")) out.stdout(`${JSON.stringify(sessions, null, 2)}\n`);
+    else if (sessions.length === 0) out.stdout(`no sessions${flag("all") ? "" : ` for ${cwd}`}\n`);
+    else {
+      for (const s of sessions) {
+        const title = (s.name ?? s.firstMessage).replace(/\s+/g, " ").slice(0, 70);
+        const fork = s.parentSessionPath ? " (fork)" : "";
+        out.stdout(`${age(s.modified).padStart(4)}  ${String(s.messageCount).padStart(5)} msgs  ${title}${fork}\n      ${s.path}\n`);
+      }
+    }
+    timings.mark("print");
+    return 0;
+  },
+
+  async tree([file], flag, out, timings) {
+    const sm = await SessionManager.open(file!, { readOnly: true });
+    timings.mark("open");
+    const roots = sm.getSummaryTree();
+    timings.mark("tree");
+    const path = new Set(sm.getPathIds());
+    if (flag("json")) out.stdout(`${JSON.stringify({ leafId: sm.getLeafId(), name: sm.getSessionName() ?? null, roots, problems: sm.getProblems() })}\n`);
+    else {
+      const name = sm.getSessionName();
+      if (name) out.stdout(`# ${name}\n`);
+      out.stdout(`${renderTree(roots, path, sm.getLeafId(), sm.getLabels())}\n`);
+      for (const p of sm.getProblems()) out.stderr(`warning: ${p.message}\n`);
+    }
+    timings.mark("render");
+    return 0;
+  },
+
+  async context([file], flag, out, timings) {
+    const sm = await SessionManager.open(file!, { readOnly: true });
+    timings.mark("open");
+    const leaf = flag("leaf");
+    if (typeof leaf === "string") requireEntry(sm, leaf);
+    const context = sm.buildSessionContext(typeof leaf === "string" ? leaf : undefined);
+    timings.mark("resolve");
+    const result: Record<string, unknown> = { messages: context.messages, model: context.model, thinkingLevel: context.thinkingLevel };
+    if (flag("llm")) {
+      result.llm = convertToLlm(context.messages);
+      timings.mark("convert");
+    }
+    out.stdout(`${JSON.stringify(result, null, 2)}\n`);
+    timings.mark("print");
+    return 0;
+  },
+
+  async label([file, id, text], flag, out, timings) {
+    const clear = flag("clear") === true;
+    if (clear === (text !== undefined)) throw new UsageError("usage: arbor label FILE ID TEXT|--clear");
+    const sm = await SessionManager.open(file!);
+    timings.mark("open");
+    try {
+      requireEntry(sm, id!);
+      sm.appendLabelChange(id!, clear ? undefined : text);
+      await sm.flush();
+      timings.mark("write");
+      out.stdout(clear ? `cleared the label of ${id}\n` : `labelled ${id} "${text}"\n`);
+    } finally {
+      await sm.close();
+    }
+    return 0;
+  },
+
+  async fork([file, id], _flag, out, timings) {
+    const sm = await SessionManager.open(file!, { readOnly: true });
+    timings.mark("open");
+    requireEntry(sm, id!);
+    const writer = await SessionManager.open(file!, { whenLocked: "read-only" });
+    try {
+      const forked = await writer.createBranchedSession(id!);
+      timings.mark("fork");
+      out.stdout(`${forked}\n`);
+    } finally {
+      await writer.close();
+    }
+    return 0;
+  },
+
+  async check([file], flag, out, timings) {
+    const report = await checkSessionFile(file!);
+    timings.mark("check");
+    if (flag("json")) out.stdout(`${JSON.stringify(report, null, 2)}\n`);
+    else {
+      for (const p of report.problems) out.stdout(`line ${p.line}: ${p.kind}: ${p.message}\n`);
+      out.stdout(`${report.entries} entries, ${report.problems.length} problem${report.problems.length === 1 ? "" : "s"}\n`);
+    }
+    return report.problems.length ? 1 : 0;
+  },
+};

@@ -66,34 +66,30 @@ function emptyEngineResult(error?: string): EngineSessionResult {
   };
 }
 
-async function measureEngine(impl: Implementation, file: string, meta: SessionMeta, opts: SessionBenchOptions): Promise<EngineSessionResult> {
-  const targets = meta.targets.map((t) => t.id);
-  const opens: OpenResult[] = [];
-  const appends: AppendResult[] = [];
+/** The runs of one engine so far, or why it stopped. */
+interface EngineRuns {
+  impl: Implementation;
+  opens: OpenResult[];
+  appends: AppendResult[];
+  error?: MeasurementFailed;
+}
+
+/** Runs one measurement for an engine unless it already failed; a failure is recorded, not thrown. */
+async function attempt(runs: EngineRuns, work: () => Promise<void>, log: (line: string) => void): Promise<void> {
+  if (runs.error) return;
   try {
-    for (let run = 0; run < opts.openRuns; run++) {
-      opens.push(await runChild({ kind: "open", impl, file, targets }));
-      opts.log(`  ${impl} open #${run + 1}: ${opens[run].openMs.toFixed(0)} ms, RSS ${opens[run].afterOpen.maxRssMb.toFixed(0)} MB`);
-    }
-    for (let run = 0; run < opts.appendRuns; run++) {
-      const result = await runChild({ kind: "append", impl, file, count: opts.appendCount, seed: opts.seed + run });
-      if (result.linesAdded !== result.count) {
-        throw new MeasurementFailed(`${impl}: appended ${result.count} messages but the file grew by ${result.linesAdded} lines`, false);
-      }
-      appends.push(result);
-      opts.log(`  ${impl} append #${run + 1}: ${result.appendMs.toFixed(1)} ms`);
-    }
+    await work();
   } catch (error) {
-    if (!(error instanceof MeasurementFailed)) {
-      throw error;
-    }
-    opts.log(`  ${impl}: ${error.unavailable ? "unavailable" : "FAILED"}: ${error.message.split("\n")[0]}`);
-    if (opens.length === 0) {
-      return emptyEngineResult(error.message);
-    }
-    return { ...aggregate(opens, appends), error: error.message };
+    if (!(error instanceof MeasurementFailed)) throw error;
+    runs.error = error;
+    log(`  ${runs.impl}: ${error.unavailable ? "unavailable" : "FAILED"}: ${error.message.split("\n")[0]}`);
   }
-  return aggregate(opens, appends);
+}
+
+function toEngineResult(runs: EngineRuns): EngineSessionResult {
+  if (runs.opens.length === 0) return emptyEngineResult(runs.error?.message ?? "not measured");
+  const result = aggregate(runs.opens, runs.appends);
+  return runs.error ? { ...result, error: runs.error.message } : result;
 }
 
 function aggregate(opens: OpenResult[], appends: AppendResult[]): EngineSessionResult {
@@ -143,15 +139,43 @@ function compare(ref: OpenResult, ours: OpenResult): Agreement {
   return { tree, leafContext, checkoutContexts: { same, total: ref.checkouts.length }, notes };
 }
 
+/**
+ * Runs the floor and both engines in alternation (floor, ref, ours; then floor, ours, ref; ...)
+ * so that load from other processes on a shared machine falls on both engines alike.
+ */
 export async function benchSession(file: string, meta: SessionMeta, opts: SessionBenchOptions): Promise<SessionBenchResult> {
   opts.log(`${meta.entries.toLocaleString("en-US")} entries (${(meta.bytes / 1e6).toFixed(1)} MB, ${meta.targets.length} checkout targets)`);
+  const targets = meta.targets.map((t) => t.id);
   const floors: FloorResult[] = [];
+  const ref: EngineRuns = { impl: "ref", opens: [], appends: [] };
+  const ours: EngineRuns = { impl: "ours", opens: [], appends: [] };
   for (let run = 0; run < opts.openRuns; run++) {
-    floors.push(await runChild({ kind: "floor", file }));
+    const floor = await runChild({ kind: "floor", file });
+    floors.push(floor);
+    opts.log(`  floor #${run + 1}: ${floor.readParseMs.toFixed(0)} ms, RSS ${floor.afterParse.maxRssMb.toFixed(0)} MB`);
+    for (const engine of run % 2 === 0 ? [ref, ours] : [ours, ref]) {
+      await attempt(engine, async () => {
+        const result = await runChild({ kind: "open", impl: engine.impl, file, targets });
+        engine.opens.push(result);
+        opts.log(`  ${engine.impl} open #${run + 1}: ${result.openMs.toFixed(0)} ms, RSS ${result.afterOpen.maxRssMb.toFixed(0)} MB, ` +
+          `checkout+context ${median(result.checkouts.map((c) => c.ms)).toFixed(1)} ms`);
+      }, opts.log);
+    }
   }
-  opts.log(`  floor: ${median(floors.map((f) => f.readParseMs)).toFixed(0)} ms`);
-  const ref = await measureEngine("ref", file, meta, opts);
-  const ours = await measureEngine("ours", file, meta, opts);
+  for (let run = 0; run < opts.appendRuns; run++) {
+    for (const engine of run % 2 === 0 ? [ref, ours] : [ours, ref]) {
+      await attempt(engine, async () => {
+        const result = await runChild({ kind: "append", impl: engine.impl, file, count: opts.appendCount, seed: opts.seed + run });
+        if (result.linesAdded !== result.count) {
+          throw new MeasurementFailed(`appended ${result.count} messages but the file grew by ${result.linesAdded} lines`, false);
+        }
+        engine.appends.push(result);
+        opts.log(`  ${engine.impl} append #${run + 1}: ${result.appendMs.toFixed(1)} ms`);
+      }, opts.log);
+    }
+  }
+  const refResult = toEngineResult(ref);
+  const oursResult = toEngineResult(ours);
   return {
     entries: meta.entries,
     bytes: meta.bytes,
@@ -163,8 +187,8 @@ export async function benchSession(file: string, meta: SessionMeta, opts: Sessio
       maxRssMb: median(floors.map((f) => f.afterParse.maxRssMb)),
       heapMb: median(floors.map((f) => f.afterParse.heapMb)),
     },
-    ref,
-    ours,
-    agreement: ref.last && ours.last ? compare(ref.last, ours.last) : undefined,
+    ref: refResult,
+    ours: oursResult,
+    agreement: refResult.last && oursResult.last ? compare(refResult.last, oursResult.last) : undefined,
   };
 }

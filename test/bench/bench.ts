@@ -14,63 +14,8 @@ import { benchListing, ListingBenchResult } from "./bench-list";
 import { benchSession, SessionBenchResult } from "./bench-session";
 import { runGenerator } from "./child-runner";
 import { findRepoRoot, listingCachePaths, ListingMeta, readCachedMeta, sessionCachePaths, SessionMeta } from "./generate";
+import { parseBenchArgs } from "./bench-args";
 import { judgeTargets, renderReport } from "./report";
-
-interface BenchOptions {
-  sizes: number[];
-  seed: number;
-  runs: number | undefined;
-  list: boolean;
-  sessions: boolean;
-  regenerate: boolean;
-}
-
-const DEFAULT_SIZES = [10_000, 100_000];
-const USAGE = "usage: bench [--size 10000[,100000]] [--seed N] [--runs N] [--skip-list] [--only-list] [--regen]";
-
-function parseArgs(args: string[]): BenchOptions {
-  const options: BenchOptions = { sizes: [], seed: 1, runs: undefined, list: true, sessions: true, regenerate: false };
-  const value = (i: number, flag: string): string => {
-    const v = args[i + 1];
-    if (v === undefined || v.startsWith("--")) throw new Error(`${flag} needs a value\n${USAGE}`);
-    return v;
-  };
-  const integer = (text: string, flag: string, min: number): number => {
-    const n = Number(text.replace(/_/g, ""));
-    if (!Number.isInteger(n) || n < min) throw new Error(`${flag} must be an integer >= ${min}, got "${text}"\n${USAGE}`);
-    return n;
-  };
-  for (let i = 0; i < args.length; i++) {
-    const flag = args[i];
-    switch (flag) {
-      case "--size":
-        options.sizes.push(...value(i, flag).split(",").map((s) => integer(s, flag, 10)));
-        i++;
-        break;
-      case "--seed":
-        options.seed = integer(value(i, flag), flag, 0);
-        i++;
-        break;
-      case "--runs":
-        options.runs = integer(value(i, flag), flag, 1);
-        i++;
-        break;
-      case "--skip-list":
-        options.list = false;
-        break;
-      case "--only-list":
-        options.sessions = false;
-        break;
-      case "--regen":
-        options.regenerate = true;
-        break;
-      default:
-        throw new Error(`unknown argument "${flag}"\n${USAGE}`);
-    }
-  }
-  if (options.sizes.length === 0) options.sizes = DEFAULT_SIZES;
-  return options;
-}
 
 async function ensureSessionFile(seed: number, entries: number, regenerate: boolean): Promise<{ file: string; meta: SessionMeta }> {
   const paths = sessionCachePaths(seed, entries);
@@ -97,9 +42,14 @@ async function ensureListing(seed: number, regenerate: boolean): Promise<{ dir: 
 }
 
 async function main(): Promise<void> {
-  const options = parseArgs(process.argv.slice(2));
+  const options = parseBenchArgs(process.argv.slice(2));
   const started = performance.now();
   const log = (line: string) => console.log(line);
+  const loadBefore = os.loadavg();
+  if (loadBefore[0] > os.cpus().length * 0.5) {
+    log(`note: the machine is busy (load average ${loadBefore[0].toFixed(1)} on ${os.cpus().length} CPUs): absolute times will be noisy; ` +
+      "ours and ref run alternately so that the ratios suffer less");
+  }
   const sessions: SessionBenchResult[] = [];
   if (options.sessions) {
     for (const size of options.sizes) {
@@ -119,12 +69,15 @@ async function main(): Promise<void> {
   console.log(`\nSession engine benchmark: Arbor vs @mariozechner/pi-coding-agent 0.73.1 (seed ${options.seed}, node ${process.version}, ` +
     `${os.cpus().length} CPUs, ${(os.totalmem() / 2 ** 30).toFixed(0)} GB)\n`);
   console.log(renderReport(sessions, listing, verdicts));
+  const loadAfter = os.loadavg();
+  console.log(`\nload average (1 min) before ${loadBefore[0].toFixed(1)}, after ${loadAfter[0].toFixed(1)} on ${os.cpus().length} CPUs`);
   const outDir = path.join(findRepoRoot(), "bench-results");
   fs.mkdirSync(outDir, { recursive: true });
   const outFile = path.join(outDir, "session-bench.json");
   const report = {
     date: new Date().toISOString(),
-    machine: { node: process.version, platform: `${os.platform()} ${os.arch()}`, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, totalMemGb: os.totalmem() / 2 ** 30 },
+    machine: { node: process.version, platform: `${os.platform()} ${os.arch()}`, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, totalMemGb: os.totalmem() / 2 ** 30,
+      loadAverageBefore: loadBefore, loadAverageAfter: loadAfter },
     reference: "@mariozechner/pi-coding-agent@0.73.1",
     options,
     elapsedSeconds: (performance.now() - started) / 1000,

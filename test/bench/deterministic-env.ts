@@ -4,9 +4,7 @@
  * to a seeded clock and a seeded generator for as long as the returned handle is not disposed.
  * Only the generator's own child process installs this.
  */
-// `import x = require()` gives the real module objects, which the patch below must mutate.
-import crypto = require("node:crypto");
-import nodeModule = require("node:module");
+import { syncBuiltinESMExports } from "node:module";
 import { Rng } from "./rng";
 
 /** A clock the generator advances explicitly: simulated time, in epoch milliseconds. */
@@ -35,6 +33,8 @@ export interface DeterministicEnvironment {
 
 /** Replaces the global `Date` constructor (no-argument form and `Date.now`) and `crypto.randomUUID`. */
 export function installDeterministicEnvironment(rng: Rng, startMs: number): DeterministicEnvironment {
+  // The module object itself (a namespace import would be a read-only copy of its bindings).
+  const crypto = process.getBuiltinModule("node:crypto") as { randomUUID: () => string };
   const clock = new SimulatedClock(startMs);
   const RealDate = Date;
   const realRandomUuid = crypto.randomUUID;
@@ -55,17 +55,17 @@ export function installDeterministicEnvironment(rng: Rng, startMs: number): Dete
   }
 
   globalThis.Date = SimulatedDate as DateConstructor;
-  (crypto as { randomUUID: () => string }).randomUUID = () => rng.uuid() as ReturnType<typeof crypto.randomUUID>;
+  crypto.randomUUID = () => rng.uuid();
   // ES modules that imported `randomUUID` from "crypto" hold a live binding that only follows
   // the CommonJS export object after this call.
-  nodeModule.syncBuiltinESMExports();
+  syncBuiltinESMExports();
 
   return {
     clock,
     dispose() {
       globalThis.Date = RealDate;
-      (crypto as { randomUUID: () => string }).randomUUID = realRandomUuid;
-      nodeModule.syncBuiltinESMExports();
+      crypto.randomUUID = realRandomUuid;
+      syncBuiltinESMExports();
     },
   };
 }

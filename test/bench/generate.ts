@@ -108,40 +108,48 @@ function countLines(file: string): number {
   return lines;
 }
 
-/** Generates (or reuses) one session of `entries` entries. */
+/**
+ * Writes one session of `entries` entries to `target` (replacing it) and returns its metadata.
+ * Same seed and size, same bytes.
+ */
+export async function generateSession(seed: number, entries: number, target: string): Promise<SessionMeta> {
+  const started = performance.now();
+  const SessionManager = await loadReferencePackage();
+  const rng = new Rng(seed * 1_000_003 + entries);
+  const startMs = EPOCH_2025_03_01 + rng.int(0, 30) * DAY;
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  const workDir = fs.mkdtempSync(path.join(path.dirname(target), "gen-"));
+  const env = installDeterministicEnvironment(rng.fork(2), startMs);
+  try {
+    const { file, stats } = writeSession(SessionManager, rng, env.clock, workDir, startMs, entries);
+    fs.renameSync(file, target);
+    const lines = countLines(target);
+    if (lines !== entries + 1) {
+      throw new Error(`Generated ${target} has ${lines} lines, expected ${entries + 1} (header + entries)`);
+    }
+    const { targets, leafId, ...rest } = stats;
+    return {
+      generatorVersion: GENERATOR_VERSION, seed, entries, bytes: fs.statSync(target).size, lines, leafId, targets,
+      stats: rest, generatedInMs: Math.round(performance.now() - started),
+    };
+  } finally {
+    env.dispose();
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+/** Generates (or reuses) the cached session of `entries` entries. */
 export async function ensureSession(seed: number, entries: number, regenerate = false): Promise<{ file: string; meta: SessionMeta }> {
   const paths = sessionCachePaths(seed, entries);
   const cached = readCachedMeta<SessionMeta>(paths.meta);
   if (!regenerate && cached && fs.existsSync(paths.file)) {
     return { file: paths.file, meta: cached };
   }
-  const started = performance.now();
-  const SessionManager = await loadReferencePackage();
-  const rng = new Rng(seed * 1_000_003 + entries);
-  const startMs = EPOCH_2025_03_01 + rng.int(0, 30) * DAY;
-  const env = installDeterministicEnvironment(rng.fork(2), startMs);
-  const workDir = fs.mkdtempSync(path.join(benchTmpDir(), "gen-"));
-  try {
-    const { file, stats } = writeSession(SessionManager, rng, env.clock, workDir, startMs, entries);
-    fs.mkdirSync(path.dirname(paths.file), { recursive: true });
-    fs.rmSync(paths.meta, { force: true });
-    fs.renameSync(file, paths.file);
-    const lines = countLines(paths.file);
-    if (lines !== entries + 1) {
-      throw new Error(`Generated ${paths.file} has ${lines} lines, expected ${entries + 1} (header + entries)`);
-    }
-    const { targets, leafId, ...rest } = stats;
-    const meta: SessionMeta = {
-      generatorVersion: GENERATOR_VERSION, seed, entries, bytes: fs.statSync(paths.file).size, lines, leafId, targets,
-      stats: rest, generatedInMs: Math.round(performance.now() - started),
-    };
-    // The meta file is written last: its presence marks a complete cache entry.
-    fs.writeFileSync(paths.meta, JSON.stringify(meta, null, 2));
-    return { file: paths.file, meta };
-  } finally {
-    env.dispose();
-    fs.rmSync(workDir, { recursive: true, force: true });
-  }
+  fs.rmSync(paths.meta, { force: true });
+  const meta = await generateSession(seed, entries, paths.file);
+  // The meta file is written last: its presence marks a complete cache entry.
+  fs.writeFileSync(paths.meta, JSON.stringify(meta, null, 2));
+  return { file: paths.file, meta };
 }
 
 /** Entry counts of the listing folder: most sessions small, some medium, a few large. */

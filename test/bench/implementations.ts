@@ -96,12 +96,11 @@ export async function loadReferenceEngine(): Promise<SessionEngine> {
 }
 
 type ArborModule = typeof import("../../src/core/session/session-manager");
-/** `SessionManager.list` as the lead committed to it; not in the module yet when this was written. */
-type ArborList = (cwd: string, options: { sessionDir: string }) => Promise<Record<string, unknown>[]>;
 
 function requireArbor(): ArborModule {
   try {
     // A runtime require (not an import) so that a missing or broken build is reported, not fatal.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
     return require("../../src/core/session/session-manager") as ArborModule;
   } catch (error) {
     const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
@@ -141,12 +140,12 @@ export async function loadArborEngine(): Promise<SessionEngine> {
       };
     },
     async list(cwd, dir) {
-      const list = (SessionManager as unknown as { list?: ArborList }).list;
-      if (typeof list !== "function") {
-        throw new EngineUnavailable("SessionManager.list(cwd, { sessionDir }) is not implemented yet in src/core/session/session-manager.ts");
+      if (typeof SessionManager.list !== "function") {
+        throw new EngineUnavailable("SessionManager.list(cwd, { sessionDir }) is missing from src/core/session/session-manager.ts");
       }
-      const infos = await list.call(SessionManager, cwd, { sessionDir: dir });
-      return infos.map(normalizeInfo);
+      // The index goes to its default place ($XDG_CACHE_HOME/arbor); bench-list.ts points that into a sandbox.
+      const infos = await SessionManager.list(cwd, { sessionDir: dir });
+      return infos.map((info) => normalizeInfo(info as unknown as Record<string, unknown>));
     },
   };
 }

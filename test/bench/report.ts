@@ -96,7 +96,8 @@ function sessionSection(s: SessionBenchResult, verdicts: readonly TargetVerdict[
   row("checkout + context (slowest target)", (e) => e.checkoutMaxMs, ms);
   row("checkout + context (revisit)", (e) => e.checkoutRepeatMs, ms);
   row("append 1,000 messages", (e) => e.appendMs, ms);
-  const title = `${NUMBER.format(s.entries)} entries, ${(s.bytes / 1e6).toFixed(1)} MB`;
+  const runs = Math.max(s.ours.openRunsMs.length, s.ref.openRunsMs.length);
+  const title = `${NUMBER.format(s.entries)} entries, ${(s.bytes / 1e6).toFixed(1)} MB: medians of ${runs} run${runs === 1 ? "" : "s"}, each in its own process`;
   const notes: string[] = [];
   for (const [name, e] of [["ours", s.ours], ["ref", s.ref]] as const) {
     if (e.error) notes.push(`${name}: ${e.available ? "partly failed" : "not measured"}: ${e.error.split("\n")[0]}`);
@@ -121,7 +122,8 @@ function listingSection(l: ListingBenchResult, verdicts: readonly TargetVerdict[
   if (l.agree !== undefined) {
     notes.push(`same listing (ids, names, counts, first messages, modified, order): ${l.agree ? "yes" : "NO"}`);
   }
-  const title = `listing ${l.sessions} sessions (${NUMBER.format(l.entries)} entries, ${(l.bytes / 1e6).toFixed(1)} MB)`;
+  const title = `listing ${l.sessions} sessions (${NUMBER.format(l.entries)} entries, ${(l.bytes / 1e6).toFixed(1)} MB): ` +
+    `medians of ${l.ref.runsMs.length} run${l.ref.runsMs.length === 1 ? "" : "s"}, each in a fresh process`;
   return `== ${title}\n${t.render()}${notes.length ? `\n${notes.join("\n")}` : ""}`;
 }
 
@@ -129,7 +131,7 @@ export function renderReport(sessions: readonly SessionBenchResult[], listing: L
   const parts = sessions.map((s) => sessionSection(s, verdicts));
   if (listing) parts.push(listingSection(listing, verdicts));
   const judged = verdicts.find((v) => v.entries > 0)?.entries;
-  const summary = verdicts.map((v) => `${v.target} ${Number.isFinite(v.ratio) ? v.ratio.toFixed(2) : "-"}x (<= ${v.limit}x) ${v.status}`).join(", ");
+  const summary = verdicts.map((v) => `${v.target} ${Number.isFinite(v.ratio) ? `${v.ratio.toFixed(2)}x` : "-"} (<= ${v.limit}x) ${v.status}`).join(", ");
   parts.push(`targets${judged !== undefined && judged !== TARGET_ENTRIES ? ` (judged at ${NUMBER.format(judged)} entries, not ${NUMBER.format(TARGET_ENTRIES)})` : ""}: ${summary}`);
   return parts.join("\n\n");
 }

@@ -23,6 +23,11 @@ export interface EntrySummary {
   toolName?: string;
   /** toolResult messages and assistant messages that ended in error */
   isError?: boolean;
+  /**
+   * Assistant messages whose content is only tool calls (no non-blank text) and that ended neither in
+   * error nor aborted: the "no-tools" filter hides them. Absent is read as false.
+   */
+  toolOnly?: boolean;
   /** compaction */
   tokensBefore?: number;
   /** compaction */

@@ -1,0 +1,127 @@
+// Page-side half of the webview harness, injected before the bundle with addInitScript. It stands in
+// for VS Code: a fake acquireVsCodeApi that records posted messages and keeps setState in
+// sessionStorage (so a reload is a hide/show), a fake host that answers checkouts the way Arbor's
+// host does, and timing helpers. Plain JS on purpose: it runs in the page, not in Node.
+(() => {
+  const arbor = {
+    posted: [],
+    violations: [],
+    checkoutTimings: [],
+    lastClick: 0,
+    entries: new Map(),
+    sessionId: null,
+    hostDelayMs: 0,
+    autoCheckout: true,
+  };
+  window.__arbor = arbor;
+
+  let saved;
+  try {
+    saved = JSON.parse(sessionStorage.getItem("arbor-state") || "null") ?? undefined;
+  } catch {
+    saved = undefined;
+  }
+
+  window.acquireVsCodeApi = () => ({
+    postMessage(message) {
+      const copy = JSON.parse(JSON.stringify(message));
+      arbor.posted.push(copy);
+      if (copy.type === "checkout" && arbor.autoCheckout) arbor.answerCheckout(copy);
+    },
+    getState: () => saved,
+    setState(state) {
+      saved = JSON.parse(JSON.stringify(state));
+      sessionStorage.setItem("arbor-state", JSON.stringify(saved));
+    },
+  });
+
+  document.addEventListener("securitypolicyviolation", (e) => {
+    arbor.violations.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}:${e.columnNumber} ${e.sample}`);
+  });
+  document.addEventListener("click", (e) => (arbor.lastClick = e.timeStamp), true);
+
+  /** Resolves after the next frame has been painted: rAF runs before paint, a message task after it. */
+  arbor.nextPaint = () =>
+    new Promise((resolve) =>
+      requestAnimationFrame(() => {
+        const raf = performance.now();
+        const channel = new MessageChannel();
+        channel.port1.onmessage = () => resolve({ raf, painted: performance.now() });
+        channel.port2.postMessage(0);
+      }),
+    );
+
+  /** Delivers a host message the way VS Code does (a message event on window), timed. */
+  arbor.send = (message) => {
+    if (message.type === "state" && message.session) {
+      arbor.sessionId = message.session.sessionId;
+      arbor.entries = new Map(message.session.entries.map((e) => [e.id, e]));
+    } else if (message.type === "entriesAppended") {
+      for (const e of message.entries) arbor.entries.set(e.id, e);
+    }
+    const start = performance.now();
+    window.dispatchEvent(new MessageEvent("message", { data: message }));
+    return { start, handled: performance.now() };
+  };
+
+  /** Sends a message and waits for the frame that shows it. */
+  arbor.sendAndPaint = async (message) => {
+    const t = arbor.send(message);
+    const p = await arbor.nextPaint();
+    return { start: t.start, handled: t.handled, raf: p.raf, painted: p.painted };
+  };
+
+  /** The host's checkout: a user message (or custom message) puts the leaf on its parent. */
+  arbor.answerCheckout = (message) => {
+    const entry = arbor.entries.get(message.id);
+    if (!entry) return;
+    const toParent = (entry.type === "message" && entry.role === "user") || entry.type === "custom_message";
+    const leafId = toParent ? entry.parentId : entry.id;
+    const click = arbor.lastClick;
+    setTimeout(async () => {
+      const t = await arbor.sendAndPaint({ type: "leafMoved", sessionId: arbor.sessionId, leafId });
+      arbor.checkoutTimings.push({ click, ...t, leafId });
+    }, arbor.hostDelayMs);
+  };
+
+  /** The drawn rows, top to bottom, as plain data. */
+  arbor.rows = () =>
+    Array.from(document.querySelectorAll(".tree .row"))
+      .filter((r) => !r.hidden)
+      .map((r) => {
+        const ctx = JSON.parse(r.dataset.vscodeContext || "{}");
+        return {
+          id: ctx.entryId,
+          index: Number(r.dataset.index),
+          role: r.getAttribute("role"),
+          level: r.getAttribute("aria-level"),
+          selected: r.getAttribute("aria-selected"),
+          expanded: r.getAttribute("aria-expanded"),
+          current: r.getAttribute("aria-current"),
+          label: r.getAttribute("aria-label"),
+          domId: r.id,
+          classes: r.className,
+          text: r.querySelector(".text")?.textContent ?? "",
+          context: ctx,
+        };
+      })
+      .sort((a, b) => a.index - b.index);
+
+  /** Centre of a drawn row, for mouse clicks; scrolls it into view first. */
+  arbor.rowPoint = (id) => {
+    const row = Array.from(document.querySelectorAll(".tree .row")).find(
+      (r) => !r.hidden && JSON.parse(r.dataset.vscodeContext || "{}").entryId === id,
+    );
+    if (!row) return null;
+    const box = row.querySelector(".text").getBoundingClientRect();
+    return { x: box.left + Math.min(20, box.width / 2), y: box.top + box.height / 2 };
+  };
+
+  /** Theme variables as VS Code sets them on <html>, plus the body class the toolkit watches. */
+  arbor.applyTheme = (kind, vars) => {
+    for (const [name, value] of Object.entries(vars)) document.documentElement.style.setProperty(name, value);
+    document.body.classList.remove("vscode-light", "vscode-dark");
+    document.body.classList.add(`vscode-${kind}`);
+    document.body.setAttribute("data-vscode-theme-kind", `vscode-${kind}`);
+  };
+})();

@@ -1,0 +1,459 @@
+import { describeEntry, formatTokens } from "../src/core/tree/entry-view";
+import { FILTER_MODES, FILTER_MODE_NAMES, type FilterMode } from "../src/core/tree/filters";
+import { firstChildIndex, isFoldable, visualParentIndex, type Row } from "../src/core/tree/layout";
+import { TreeViewModel } from "../src/core/tree/tree-view-model";
+import { describeInvalidMessage, isHostToWebviewMessage } from "../src/protocol/guards";
+import type { EntryDetailsMessage, HostToWebviewMessage, StateMessage, WebviewToHostMessage } from "../src/protocol/messages";
+import { ReadOnlyBanner } from "./banner";
+import { DetailsPanel, type DetailsBody } from "./details-panel";
+import { el, type Disposable } from "./dom";
+import { treeKeyAction, type TreeKeyAction } from "./keyboard";
+import { paintRow, type PaintContext } from "./row-painter";
+import { createChoice, createSearchField, type Choice, type SearchField } from "./toolkit";
+import { ROW_HEIGHT, TreeList } from "./tree-list";
+import { defaultUiState, parseUiState, type UiState } from "./ui-state";
+import type { VsCodeApi } from "./vscode-api";
+
+const SEARCH_DEBOUNCE_MS = 120;
+const SAVE_DELAY_MS = 200;
+
+/**
+ * The Conversation Tree page: applies host messages to the view model, draws it through the
+ * virtualised list, and turns clicks and keys into messages for the host.
+ */
+export class TreeApp implements Disposable {
+  private readonly model: TreeViewModel;
+  private readonly list: TreeList;
+  private readonly search: SearchField;
+  private readonly filter: Choice<FilterMode>;
+  private readonly banner: ReadOnlyBanner;
+  private readonly details = new DetailsPanel();
+  private readonly nameLine = el("div", "session-name");
+  private readonly empty = el("div", "empty");
+  private readonly status = el("div", "status");
+  private readonly disposables: Disposable[] = [];
+  private readonly ui: UiState;
+  private readonly hasSavedUi: boolean;
+  private readonly detailsCache = new Map<string, DetailsBody>();
+  private readonly pending = new Map<string, string>();
+  private selectedId: string | null = null;
+  private span: { compactionId: string; replaced: Set<string>; keptId?: string } | undefined;
+  private requestCounter = 0;
+  private searchTimer = 0;
+  private saveTimer = 0;
+  private hasState = false;
+
+  private constructor(root: HTMLElement, private readonly api: VsCodeApi) {
+    const saved = parseUiState(api.getState());
+    this.hasSavedUi = saved !== undefined;
+    this.ui = saved ?? defaultUiState();
+    this.model = TreeViewModel.create(this.ui.filter);
+    this.model.setQuery(this.ui.query);
+
+    this.banner = new ReadOnlyBanner(() => {
+      if (this.model.sessionId !== null) this.post({ type: "forkSession", sessionId: this.model.sessionId });
+    });
+    this.search = createSearchField({ placeholder: "Search entries and labels", label: "Search the conversation tree" });
+    this.search.value = this.ui.query;
+    this.filter = createChoice({
+      label: "Filter",
+      value: this.ui.filter,
+      choices: FILTER_MODES.map((m) => ({ value: m, text: FILTER_MODE_NAMES[m] })),
+    });
+    this.list = new TreeList({
+      paint: (parts, index) => {
+        const row = this.model.rows[index];
+        if (row) paintRow(parts, row, this.paintContext());
+      },
+      onRowClick: (index, onTwisty) => this.handleRowClick(index, onTwisty),
+      onRowContextMenu: (index) => this.select(index, false),
+      onKeyDown: (e) => this.handleKey(e),
+      onScroll: () => this.scheduleSave(),
+    });
+
+    const toolbar = el("div", "toolbar");
+    toolbar.append(this.search.element, this.filter.element);
+    this.empty.hidden = true;
+    root.append(this.banner.element, toolbar, this.nameLine, this.list.element, this.empty, this.details.element, this.status);
+    this.disposables.push(
+      this.banner,
+      this.list,
+      this.search.onInput((value) => this.scheduleSearch(value)),
+      this.filter.onChange((mode) => this.applyFilter(mode)),
+    );
+    this.search.element.addEventListener("keydown", (e) => this.handleSearchKey(e));
+    this.render();
+  }
+
+  /** Builds the page into `root` and says ready to the host. */
+  static mount(root: HTMLElement, api: VsCodeApi): TreeApp {
+    const app = new TreeApp(root, api);
+    api.postMessage({ type: "ready" });
+    return app;
+  }
+
+  /** Entry point for every `message` event: validates, applies, redraws. */
+  handleMessage(data: unknown): void {
+    if (!isHostToWebviewMessage(data)) {
+      this.post({ type: "log", level: "warn", message: `Conversation Tree dropped a message: ${describeInvalidMessage(data)}` });
+      return;
+    }
+    try {
+      this.apply(data);
+      performance.clearMarks(`arbor:${data.type}`);
+      performance.mark(`arbor:${data.type}`);
+    } catch (err) {
+      const message = err instanceof Error ? `${err.message}\n${err.stack ?? ""}` : String(err);
+      this.post({ type: "log", level: "error", message: `Conversation Tree failed on ${data.type}: ${message}`.slice(0, 10_000) });
+    }
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+    window.clearTimeout(this.searchTimer);
+    window.clearTimeout(this.saveTimer);
+  }
+
+  private apply(msg: HostToWebviewMessage): void {
+    if (msg.type === "state") return this.applyState(msg);
+    if (msg.type === "readOnly") return this.banner.show(msg.notice);
+    if (msg.type === "entryDetails") return this.applyDetails(msg);
+    if (msg.type === "setFilter") {
+      this.filter.value = msg.filter;
+      return this.applyFilter(msg.filter);
+    }
+    // Everything else is about one session: drop what belongs to another (or arrives before state).
+    if (!this.hasState || msg.sessionId !== this.model.sessionId) return;
+    switch (msg.type) {
+      case "entriesAppended": {
+        const following = this.isLeafInView();
+        const followSelection = this.selectedId !== null && this.selectedId === this.model.leafRow()?.row.node.summary.id;
+        this.model.append(msg.entries, msg.leafId);
+        const leaf = this.model.leafRow();
+        if (leaf && followSelection) this.selectedId = leaf.row.node.summary.id;
+        this.render();
+        if (leaf && following) this.list.scrollToIndex(leaf.row.index);
+        return;
+      }
+      case "leafMoved":
+        this.model.moveLeaf(msg.leafId);
+        return this.render();
+      case "labelsChanged":
+        this.model.applyLabelChanges(msg.changes);
+        return this.render();
+      case "sessionRenamed":
+        this.model.rename(msg.name);
+        return this.render();
+      case "reveal":
+        return this.reveal(msg.entryId);
+    }
+  }
+
+  private applyState(msg: StateMessage): void {
+    const session = msg.session;
+    const sameSession = session !== null && session.sessionId === this.ui.sessionId;
+    if (!this.hasSavedUi && !this.hasState && msg.defaultFilter && msg.defaultFilter !== this.model.filter) {
+      this.filter.value = msg.defaultFilter;
+      this.model.setFilter(msg.defaultFilter);
+    }
+    if (!sameSession && this.model.query !== "") {
+      this.search.value = "";
+      this.model.setQuery("");
+    }
+    this.model.load(session, sameSession ? this.ui.folded : []);
+    this.hasState = true;
+    this.detailsCache.clear();
+    this.pending.clear();
+    this.banner.show(msg.readOnly);
+    this.selectedId = sameSession ? this.ui.selectedId : (this.model.leafRow()?.row.node.summary.id ?? null);
+    this.render();
+    const leaf = this.model.leafRow();
+    if (sameSession) this.list.scrollTop = this.ui.scrollTop;
+    else if (leaf) this.list.scrollToIndex(leaf.row.index, "center");
+    this.ui.sessionId = session ? session.sessionId : null;
+    this.scheduleSave();
+  }
+
+  private applyDetails(msg: EntryDetailsMessage): void {
+    const entryId = this.pending.get(msg.requestId);
+    if (entryId === undefined || entryId !== msg.entryId) return;
+    this.pending.delete(msg.requestId);
+    this.detailsCache.set(entryId, msg.ok ? { state: "ready", details: msg.details } : { state: "error", error: msg.error });
+    this.renderDetails();
+  }
+
+  /** Redraws everything that depends on the model and the selection. */
+  private render(): void {
+    this.reconcileSelection();
+    this.updateSpan();
+    const rows = this.model.rows;
+    this.list.setRowCount(rows.length);
+    this.list.setActiveIndex(this.selectedIndex());
+    this.list.invalidate();
+    this.nameLine.textContent = this.model.sessionId === null ? "" : (this.model.name ?? "Untitled session");
+    this.nameLine.hidden = this.model.sessionId === null;
+    this.empty.hidden = rows.length > 0;
+    this.empty.textContent = !this.hasState
+      ? "Loading…"
+      : this.model.sessionId === null
+        ? "No session is open. Start or resume one from the Sessions view."
+        : this.model.entryCount === 0
+          ? "This session has no entries yet."
+          : "No entries match the filter or search.";
+    this.renderStatus();
+    this.renderDetails();
+  }
+
+  private renderStatus(): void {
+    if (this.model.sessionId === null) {
+      this.status.textContent = "";
+      return;
+    }
+    const shown = this.model.rows.length.toLocaleString("en-US");
+    const total = this.model.projection.nodes.size.toLocaleString("en-US");
+    const leaf = this.model.leafRow();
+    const hiddenLeaf = leaf && !leaf.exact ? " · leaf hidden by filter" : "";
+    this.status.textContent = `${shown} of ${total} entries · ${FILTER_MODE_NAMES[this.model.filter]}${hiddenLeaf}`;
+  }
+
+  private paintContext(): PaintContext {
+    const leaf = this.model.leafRow();
+    const path = this.model.activePath.ids;
+    const labels = this.model.labels;
+    const span = this.span;
+    const selectedId = this.selectedId;
+    return {
+      label: (id) => labels.get(id),
+      onActivePath: (id) => path.has(id),
+      leafState: (row) => (leaf && leaf.row === row ? (leaf.exact ? "exact" : "inside") : undefined),
+      isSelected: (row) => row.node.summary.id === selectedId,
+      spanState: (id) => (span ? (span.keptId === id ? "kept" : span.replaced.has(id) ? "replaced" : undefined) : undefined),
+      searchTokens: this.model.searchTokens,
+    };
+  }
+
+  // -- selection ------------------------------------------------------------
+
+  private selectedRow(): Row | undefined {
+    return this.selectedId === null ? undefined : this.model.layout.rowById.get(this.selectedId);
+  }
+
+  private selectedIndex(): number {
+    const row = this.selectedRow();
+    return row ? row.index : -1;
+  }
+
+  /** Keeps the selection on a drawn row: a hidden entry hands it to its nearest drawn ancestor. */
+  private reconcileSelection(): void {
+    if (this.selectedId === null) return;
+    for (let n = this.model.projection.nodes.get(this.selectedId) ?? null; n; n = n.parent) {
+      const row = this.model.layout.rowById.get(n.summary.id);
+      if (row && row.index >= 0) {
+        this.selectedId = n.summary.id;
+        return;
+      }
+    }
+    this.selectedId = this.model.rows.length > 0 ? this.model.rows[0].node.summary.id : null;
+  }
+
+  private select(index: number, scroll = true): void {
+    const row = this.model.rows[index];
+    if (!row) return;
+    const changed = row.node.summary.id !== this.selectedId;
+    this.selectedId = row.node.summary.id;
+    this.updateSpan();
+    this.list.setActiveIndex(index);
+    this.list.invalidate();
+    if (scroll) this.list.scrollToIndex(index);
+    this.renderDetails();
+    if (changed && this.model.sessionId !== null) {
+      this.post({ type: "selectionChanged", sessionId: this.model.sessionId, id: this.selectedId });
+      this.scheduleSave();
+    }
+  }
+
+  private reveal(entryId: string): void {
+    this.selectedId = entryId;
+    this.render();
+    this.list.scrollToIndex(this.selectedIndex(), "center");
+  }
+
+  private isLeafInView(): boolean {
+    const leaf = this.model.leafRow();
+    if (!leaf) return false;
+    const first = Math.floor(this.list.scrollTop / ROW_HEIGHT);
+    return leaf.row.index >= first && leaf.row.index <= first + this.list.pageSize();
+  }
+
+  // -- compaction span and details -------------------------------------------
+
+  private updateSpan(): void {
+    const row = this.selectedRow();
+    if (!row || row.node.summary.type !== "compaction") {
+      this.span = undefined;
+      return;
+    }
+    const id = row.node.summary.id;
+    if (this.span?.compactionId === id) return;
+    const span = this.model.compactionSpan(id);
+    this.span = span
+      ? { compactionId: id, replaced: new Set(span.replacedIds), keptId: span.keptFound ? span.firstKeptEntryId : undefined }
+      : undefined;
+  }
+
+  private renderDetails(): void {
+    const row = this.selectedRow();
+    const type = row?.node.summary.type;
+    if (!row || (type !== "compaction" && type !== "branch_summary") || this.model.sessionId === null) {
+      this.details.hide();
+      return;
+    }
+    const summary = row.node.summary;
+    const facts: string[] = [];
+    if (type === "compaction") {
+      if (summary.tokensBefore !== undefined) facts.push(`${formatTokens(summary.tokensBefore)} tokens before`);
+      if (this.span) facts.push(`replaced ${this.span.replaced.size.toLocaleString("en-US")} entries`);
+    }
+    const id = summary.id;
+    let body = this.detailsCache.get(id);
+    if (!body) {
+      body = { state: "loading" };
+      this.detailsCache.set(id, body);
+      const requestId = `d${++this.requestCounter}`;
+      this.pending.set(requestId, id);
+      this.post({ type: "requestDetails", requestId, sessionId: this.model.sessionId, entryId: id });
+    }
+    const view = describeEntry(summary);
+    this.details.show({ icon: view.icon, title: type === "compaction" ? "Compaction" : "Branch summary", facts }, body);
+  }
+
+  // -- input ------------------------------------------------------------------
+
+  private handleRowClick(index: number, onTwisty: boolean): void {
+    const row = this.model.rows[index];
+    if (!row) return;
+    if (onTwisty) {
+      this.toggleFold(row);
+      return;
+    }
+    this.select(index, false);
+    this.act("checkout");
+  }
+
+  private handleKey(e: KeyboardEvent): void {
+    const action = treeKeyAction(e);
+    if (!action) return;
+    e.preventDefault();
+    this.runKeyAction(action);
+  }
+
+  private runKeyAction(action: TreeKeyAction): void {
+    const count = this.model.rows.length;
+    const index = this.selectedIndex();
+    const row = this.model.rows[index];
+    switch (action.kind) {
+      case "move": {
+        if (count === 0) return;
+        const page = this.list.pageSize();
+        const to = { up: index - 1, down: index + 1, pageUp: index - page, pageDown: index + page, home: 0, end: count - 1 }[action.to];
+        return this.select(Math.max(0, Math.min(count - 1, index < 0 ? 0 : to)));
+      }
+      case "left":
+        if (row && isFoldable(row) && !row.folded) return this.toggleFold(row);
+        return this.select(visualParentIndex(this.model.layout, index));
+      case "right":
+        if (row && isFoldable(row) && row.folded) return this.toggleFold(row);
+        return this.select(firstChildIndex(this.model.layout, index));
+      case "toggleFold":
+        if (row && isFoldable(row)) this.toggleFold(row);
+        return;
+      case "checkout":
+        return this.act("checkout");
+      case "label":
+        return this.act("label");
+      case "fork":
+        return this.act("fork");
+      case "copy":
+        return this.act("copyText");
+      case "focusSearch":
+        if (action.text) this.search.value = this.search.value + action.text;
+        this.search.focus();
+        if (action.text) this.scheduleSearch(this.search.value);
+        return;
+      case "escape":
+        if (this.search.value !== "") {
+          this.search.value = "";
+          this.applySearch("");
+        }
+        return;
+    }
+  }
+
+  private handleSearchKey(e: KeyboardEvent): void {
+    if (e.key === "Escape") {
+      this.search.value = "";
+      this.applySearch("");
+      this.list.element.focus();
+    } else if (e.key === "Enter" || e.key === "ArrowDown") {
+      e.preventDefault();
+      this.applySearch(this.search.value);
+      this.list.element.focus();
+      if (this.selectedIndex() < 0 && this.model.rows.length > 0) this.select(0);
+    }
+  }
+
+  private act(type: "checkout" | "fork" | "label" | "copyText"): void {
+    const row = this.selectedRow();
+    if (!row || this.model.sessionId === null) return;
+    this.post({ type, sessionId: this.model.sessionId, id: row.node.summary.id });
+  }
+
+  private toggleFold(row: Row): void {
+    const id = row.node.summary.id;
+    if (!this.model.setFolded(id, !row.folded)) return;
+    this.selectedId = id;
+    this.render();
+    this.list.scrollToIndex(this.selectedIndex());
+    this.scheduleSave();
+  }
+
+  private applyFilter(mode: FilterMode): void {
+    this.model.setFilter(mode);
+    this.ui.filter = mode;
+    this.render();
+    this.list.scrollToIndex(this.selectedIndex(), "center");
+    this.scheduleSave();
+  }
+
+  private scheduleSearch(value: string): void {
+    window.clearTimeout(this.searchTimer);
+    this.searchTimer = window.setTimeout(() => this.applySearch(value), SEARCH_DEBOUNCE_MS);
+  }
+
+  private applySearch(value: string): void {
+    window.clearTimeout(this.searchTimer);
+    if (value === this.model.query) return;
+    this.model.setQuery(value);
+    this.ui.query = value;
+    this.render();
+    this.list.scrollToIndex(this.selectedIndex(), "center");
+    this.scheduleSave();
+  }
+
+  // -- host and persistence -----------------------------------------------------
+
+  private post(message: WebviewToHostMessage): void {
+    this.api.postMessage(message);
+  }
+
+  private scheduleSave(): void {
+    if (this.saveTimer) return;
+    this.saveTimer = window.setTimeout(() => {
+      this.saveTimer = 0;
+      this.ui.folded = [...this.model.folded];
+      this.ui.selectedId = this.selectedId;
+      this.ui.scrollTop = this.list.scrollTop;
+      this.api.setState(this.ui);
+    }, SAVE_DELAY_MS);
+  }
+}

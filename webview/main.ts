@@ -1,0 +1,27 @@
+/**
+ * Entry of the Conversation Tree webview bundle (dist/webview.js). Host messages can only arrive
+ * after `ready`, which the app posts once mounted; any that come earlier are queued anyway.
+ */
+import { TreeApp } from "./app";
+import { registerToolkit } from "./toolkit";
+import { getVsCodeApi } from "./vscode-api";
+
+const api = getVsCodeApi();
+const early: unknown[] = [];
+let app: TreeApp | undefined;
+
+window.addEventListener("message", (event: MessageEvent<unknown>) => {
+  if (app) app.handleMessage(event.data);
+  else early.push(event.data);
+});
+
+function mount(): void {
+  const root = document.getElementById("app") ?? document.body;
+  app = TreeApp.mount(root, api);
+  for (const data of early.splice(0)) app.handleMessage(data);
+}
+
+registerToolkit().then(mount, (err: unknown) => {
+  api.postMessage({ type: "log", level: "error", message: `Conversation Tree: form controls failed to load: ${String(err)}` });
+  mount();
+});

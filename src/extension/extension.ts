@@ -1,32 +1,78 @@
-// Placeholder entry point: it lets the packaging, host and end-to-end test tiers run before the real
-// extension lands. The real extension replaces this file; the tests only rely on what any version
-// does (it activates, `activate` returns an API object, its contributed views appear).
 import * as vscode from "vscode";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { SessionManager } from "../core/session/session-manager";
+import { registerCommands, type BranchSummarizer } from "./commands";
+import { SessionHost, type SessionLocation } from "./session-host";
+import { SessionsView } from "./sessions-view";
+import { onDidChangeSettings, readSettings } from "./settings";
+import { StatusBar } from "./status-bar";
+import { TREE_VIEW_ID, TreeViewProvider } from "./tree-view-provider";
 
 /** The value `activate` returns to other extensions. */
 export interface ArborApi {
-  /** The extension's version, from its manifest. */
   readonly version: string;
-}
-
-/** An empty tree: the Sessions view exists but lists nothing yet. */
-class EmptyTree implements vscode.TreeDataProvider<never> {
-  getTreeItem(element: never): vscode.TreeItem {
-    return element;
-  }
-
-  getChildren(): never[] {
-    return [];
-  }
+  /** The session open in this window, if any. */
+  readonly currentSession: SessionManager | undefined;
+  /** Fires when the session of this window is replaced or closed. */
+  readonly onDidChangeSession: vscode.Event<SessionManager | undefined>;
 }
 
 /** Called by VS Code on activation; returns the API other extensions receive. */
 export function activate(context: vscode.ExtensionContext): ArborApi {
-  const manifest = context.extension.packageJSON as { version: string; contributes?: { views?: Record<string, { id: string }[]> } };
-  const contributed = Object.values(manifest.contributes?.views ?? {}).flat().some((view) => view.id === "arbor.sessions");
-  // Registering a provider for a view the manifest does not contribute only produces an error.
-  if (contributed) context.subscriptions.push(vscode.window.registerTreeDataProvider("arbor.sessions", new EmptyTree()));
-  return { version: manifest.version };
+  const log = vscode.window.createOutputChannel("Arbor", { log: true });
+  context.subscriptions.push(log);
+  let settings = readSettings();
+  const location = (): SessionLocation => {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    return {
+      cwd: folder?.scheme === "file" ? folder.fsPath : homedir(),
+      sessionDir: settings.sessionsDirectory,
+      agentDir: settings.agentDirectory,
+      indexDir: join(context.globalStorageUri.fsPath, "index"),
+    };
+  };
+
+  const host = new SessionHost(location, log);
+  context.subscriptions.push(host);
+  const sessions = new SessionsView(host, location, log);
+  context.subscriptions.push(sessions);
+  let summarizer: BranchSummarizer | undefined;
+  const tree = new TreeViewProvider(
+    context.extensionUri,
+    host,
+    {
+      checkout: (id) => Promise.resolve(vscode.commands.executeCommand("arbor.tree.checkout", id)).then(() => undefined),
+      fork: (id) => Promise.resolve(vscode.commands.executeCommand("arbor.tree.fork", id)).then(() => undefined),
+      label: (id) => Promise.resolve(vscode.commands.executeCommand("arbor.tree.label", id)).then(() => undefined),
+      copyText: (id) => Promise.resolve(vscode.commands.executeCommand("arbor.tree.copyText", id)).then(() => undefined),
+      forkReadOnly: () => Promise.resolve(vscode.commands.executeCommand("arbor.cloneSession")).then(() => undefined),
+    },
+    () => settings.defaultFilter,
+    log,
+  );
+  context.subscriptions.push(tree, vscode.window.registerWebviewViewProvider(TREE_VIEW_ID, tree));
+  context.subscriptions.push(...registerCommands({ host, sessions, tree, settings: () => settings, summarizer: () => summarizer, log }));
+  context.subscriptions.push(new StatusBar(host));
+  context.subscriptions.push(
+    onDidChangeSettings(() => {
+      settings = readSettings();
+      sessions.relocate();
+      tree.postState();
+    }),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => sessions.relocate()),
+  );
+  void vscode.commands.executeCommand("setContext", "arbor.hasSession", false);
+  context.subscriptions.push(host.onDidChangeSession((sm) => void vscode.commands.executeCommand("setContext", "arbor.hasSession", sm !== undefined)));
+  log.info(`Arbor ${context.extension.packageJSON.version as string} activated for ${location().cwd}`);
+
+  return {
+    version: context.extension.packageJSON.version as string,
+    get currentSession() {
+      return host.current;
+    },
+    onDidChangeSession: host.onDidChangeSession,
+  };
 }
 
 /** Nothing to release beyond the subscriptions VS Code disposes. */

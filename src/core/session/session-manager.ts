@@ -166,6 +166,41 @@ export class SessionManager implements Disposable {
     return SessionManager.open(file, { ...opts, forkDir: dir, lock: opts.lock });
   }
 
+  /**
+   * A new session holding the root-to-`leafId` path of `source` (label entries dropped, labels on
+   * the path re-applied), linked to it through `parentSession`. `leafId` null gives an empty
+   * session. The source is only read, so a read-only view can be forked. Like Pi, the new file is
+   * written once it holds an assistant message.
+   */
+  static async branchFrom(source: SessionManager, leafId: string | null, opts: { sessionDir?: string; lock?: WriterLockOptions } = {}): Promise<SessionManager> {
+    if (leafId !== null && !source.store.has(leafId)) throw new SessionError("unknown-entry", `No entry with id ${leafId} in this session`, source.sessionFile);
+    const header = SessionManager.newHeader(source.cwd, source.persist ? source.sessionFile : undefined);
+    const entries = leafId === null ? [] : branchedLines(source.store, source.getPathIds(leafId));
+    if (!source.persist) {
+      const sm = SessionManager.inMemory(source.cwd);
+      for (const e of entries) sm.store.add(e as unknown as Record<string, unknown>, 0);
+      sm.leafId = SessionManager.resumeLeaf(sm.store);
+      return sm;
+    }
+    const dir = opts.sessionDir ?? source.sessionDir;
+    await fs.mkdir(dir, { recursive: true });
+    const file = join(dir, sessionFileName(header.timestamp, header.id));
+    const store = new EntryStore();
+    for (const e of entries) store.add(e as unknown as Record<string, unknown>, 0);
+    const sm = new SessionManager(header, source.cwd, dir, file, true);
+    sm.lock = await WriterLock.acquire(file, opts.lock);
+    const onDisk = store.all().some((r) => r.role === "assistant");
+    if (onDisk) await writeFileAtomic(file, [header, ...entries].map((e) => JSON.stringify(e)).join("\n") + "\n");
+    sm.store = store;
+    sm.onDisk = onDisk;
+    sm.headerQueued = onDisk;
+    sm.hasAssistant = onDisk;
+    sm.leafId = SessionManager.resumeLeaf(store);
+    sm.queue = sm.makeQueue();
+    if (onDisk) await sm.catchUp();
+    return sm;
+  }
+
   /** The sessions of `cwd`, newest first (see listSessions). */
   static list(cwd: string, opts: ListOptions = {}): Promise<SessionInfo[]> {
     return listSessions(cwd, opts);

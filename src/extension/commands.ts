@@ -1,0 +1,300 @@
+import * as vscode from "vscode";
+import { SessionError } from "../core/session/errors";
+import { SessionManager } from "../core/session/session-manager";
+import { WriterLock } from "../core/session/writer-lock";
+import { FILTER_MODES, FILTER_MODE_NAMES, type FilterMode } from "../core/tree/filters";
+import { moveToTrash } from "../core/util/trash";
+import { abandonedCount, askLeaveBranch, checkoutTarget, copyEntryText, offerEditText, promptLabel, type LeaveChoice } from "./entry-actions";
+import { pickEntry, pickSession } from "./pickers";
+import type { SessionHost } from "./session-host";
+import { sessionTitle, type SessionNode, type SessionsView } from "./sessions-view";
+import type { ArborSettings } from "./settings";
+import type { TreeViewProvider } from "./tree-view-provider";
+
+/** Summarizes a branch while checking out (needs a model); absent until one is configured. */
+export interface BranchSummarizer {
+  available(): boolean;
+  checkoutWithSummary(entryId: string, choice: Extract<LeaveChoice, { summarize: true }>, token: vscode.CancellationToken): Promise<{ editText?: string } | undefined>;
+}
+
+export interface CommandDeps {
+  host: SessionHost;
+  sessions: SessionsView;
+  tree: TreeViewProvider;
+  settings: () => ArborSettings;
+  summarizer: () => BranchSummarizer | undefined;
+  log: vscode.LogOutputChannel;
+}
+
+/** The argument VS Code passes to `webview/context` menu commands (the row's data-vscode-context). */
+interface RowContext {
+  webviewSection?: string;
+  entryId?: string;
+}
+
+function entryIdOf(arg: unknown): string | undefined {
+  const ctx = arg as RowContext | undefined;
+  return typeof ctx?.entryId === "string" ? ctx.entryId : typeof arg === "string" ? arg : undefined;
+}
+
+/** Every command Arbor registers; package.json must contribute exactly these (a test checks both ways). */
+export const COMMAND_IDS = [
+  "arbor.newSession",
+  "arbor.resumeSession",
+  "arbor.continueRecent",
+  "arbor.forkFromEntry",
+  "arbor.cloneSession",
+  "arbor.labelEntry",
+  "arbor.clearLabel",
+  "arbor.checkoutEntry",
+  "arbor.renameSession",
+  "arbor.revealSessionFile",
+  "arbor.refreshSessions",
+  "arbor.showAllWorkspaces",
+  "arbor.showCurrentWorkspace",
+  "arbor.searchSessions",
+  "arbor.clearSessionSearch",
+  "arbor.setTreeFilter",
+  "arbor.sessions.resume",
+  "arbor.sessions.rename",
+  "arbor.sessions.fork",
+  "arbor.sessions.delete",
+  "arbor.tree.checkout",
+  "arbor.tree.fork",
+  "arbor.tree.label",
+  "arbor.tree.clearLabel",
+  "arbor.tree.copyText",
+  "arbor.tree.revealInFile",
+] as const;
+
+export type CommandId = (typeof COMMAND_IDS)[number];
+
+/** Registers every command; returns their disposables. */
+export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
+  const { host, sessions, tree, log } = deps;
+  const requireSession = (): SessionManager => {
+    const sm = host.current;
+    if (!sm) throw new SessionError("not-found", "No session is open: resume one from the Sessions view or start a new one");
+    return sm;
+  };
+
+  const checkout = async (id: string): Promise<void> => {
+    const sm = requireSession();
+    const target = checkoutTarget(sm, id);
+    const summarizer = deps.summarizer();
+    const left = abandonedCount(sm, target);
+    let choice: LeaveChoice = { summarize: false };
+    if (left > 0 && deps.settings().askToSummarizeBranch && summarizer?.available()) {
+      const asked = await askLeaveBranch(left);
+      if (!asked) return;
+      choice = asked;
+    }
+    let editText: string | undefined;
+    if (choice.summarize && summarizer) {
+      const result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: "Summarizing the branch you are leaving…", cancellable: true },
+        (_p, token) => summarizer.checkoutWithSummary(id, choice as Extract<LeaveChoice, { summarize: true }>, token),
+      );
+      if (!result) return;
+      editText = result.editText;
+    } else {
+      editText = host.checkout(id).editText;
+    }
+    const leaf = host.current?.getLeafId();
+    if (leaf) tree.reveal(leaf);
+    if (editText !== undefined) await offerEditText(editText);
+  };
+
+  const forkAt = async (id: string): Promise<void> => {
+    const sm = requireSession();
+    const s = sm.getSummary(id);
+    const position = s?.role === "user" || s?.type === "custom_message" ? "before" : "at";
+    const result = await host.fork(id, position);
+    void vscode.window.showInformationMessage(`Forked into a new session${result.file ? `: ${result.file.split(/[\\/]/).pop()}` : ""}`);
+    if (result.editText !== undefined) await offerEditText(result.editText);
+  };
+
+  const renameFile = async (path: string | undefined, currentName: string | undefined): Promise<void> => {
+    const name = await vscode.window.showInputBox({ title: "Rename Session", prompt: "A name for this session (empty clears it)", value: currentName ?? "" });
+    if (name === undefined) return;
+    const sm = host.current;
+    if (sm && (path === undefined || sm.getSessionFile() === path)) {
+      sm.appendSessionInfo(name);
+      await sm.flush();
+      return;
+    }
+    if (!path) return;
+    const other = await SessionManager.open(path);
+    try {
+      other.appendSessionInfo(name);
+    } finally {
+      await other.close();
+    }
+    sessions.refresh();
+  };
+
+  const deleteSession = async (node: SessionNode | undefined): Promise<void> => {
+    if (!node) return;
+    const { info } = node;
+    const holder = await WriterLock.inspect(info.path);
+    if (holder && host.current?.getSessionFile() !== info.path) {
+      throw new SessionError("locked", `"${sessionTitle(info)}" is open in another Arbor window (pid ${holder.pid}); close it there first`);
+    }
+    const confirm = "Move to Trash";
+    const answer = await vscode.window.showWarningMessage(`Delete the session "${sessionTitle(info)}"?`, { modal: true, detail: `${info.path}\n\nThe file is moved to the trash and can be restored from there.` }, confirm);
+    if (answer !== confirm) return;
+    if (host.current?.getSessionFile() === info.path) await host.close();
+    try {
+      await vscode.workspace.fs.delete(vscode.Uri.file(info.path), { useTrash: true });
+    } catch (err) {
+      // Remote and web hosts may not reach the desktop's trash: use the OS trash directly.
+      log.info(`VS Code could not trash ${info.path} (${(err as Error).message}); using the OS trash`);
+      await moveToTrash(info.path);
+    }
+    log.info(`moved ${info.path} to the trash`);
+    sessions.refresh();
+  };
+
+  const handlers: Record<CommandId, (...args: unknown[]) => unknown> = {
+    "arbor.newSession": async () => {
+      await host.create();
+      void vscode.commands.executeCommand(`${"arbor.conversationTree"}.focus`);
+    },
+    "arbor.resumeSession": async () => {
+      const list = (await sessions.list()).flatMap(function flat(n): SessionNode[] {
+        return [n, ...n.forks.flatMap(flat)];
+      });
+      const info = await pickSession(list.map((n) => n.info).sort((a, b) => b.modified.getTime() - a.modified.getTime()), "Resume Session");
+      if (info) await host.open(info.path);
+    },
+    "arbor.continueRecent": async () => {
+      await host.continueRecent();
+    },
+    "arbor.forkFromEntry": async () => {
+      const sm = requireSession();
+      const id = await pickEntry(sm, "Fork from a user message (the new session starts before it)", (s) => s.role === "user");
+      if (id) await forkAt(id);
+    },
+    "arbor.cloneSession": async () => {
+      requireSession();
+      const result = await host.clone();
+      void vscode.window.showInformationMessage(`Cloned into a new session${result.file ? `: ${result.file.split(/[\\/]/).pop()}` : ""}`);
+    },
+    "arbor.labelEntry": async (arg?: unknown) => {
+      const sm = requireSession();
+      const id = entryIdOf(arg) ?? (await pickEntry(sm, "Label which entry?"));
+      if (id) await promptLabel(host, id);
+    },
+    "arbor.clearLabel": async (arg?: unknown) => {
+      const sm = requireSession();
+      const labelled = sm.getLabels();
+      if (!labelled.size) return void vscode.window.showInformationMessage("No entry of this session has a label.");
+      const id = entryIdOf(arg) ?? (await pickEntry(sm, "Clear the label of which entry?", (s) => labelled.has(s.id)));
+      if (id && sm.getLabel(id) !== undefined) {
+        sm.appendLabelChange(id, undefined);
+        await sm.flush();
+      }
+    },
+    "arbor.checkoutEntry": async (arg?: unknown) => {
+      const sm = requireSession();
+      const id = entryIdOf(arg) ?? (await pickEntry(sm, "Check out which entry?"));
+      if (id) await checkout(id);
+    },
+    "arbor.renameSession": async () => {
+      const sm = requireSession();
+      await renameFile(sm.getSessionFile(), sm.getSessionName());
+    },
+    "arbor.revealSessionFile": async () => {
+      const file = requireSession().getSessionFile();
+      if (!file) throw new SessionError("not-found", "This session has no file yet: it is written once it holds a reply");
+      await revealFile(file);
+    },
+    "arbor.refreshSessions": () => sessions.refresh(),
+    "arbor.showAllWorkspaces": () => sessions.setAllWorkspaces(true),
+    "arbor.showCurrentWorkspace": () => sessions.setAllWorkspaces(false),
+    "arbor.searchSessions": async () => {
+      const query = await vscode.window.showInputBox({ title: "Search Sessions", prompt: "Words to find in session names, first messages and labels" });
+      if (query !== undefined) sessions.setQuery(query);
+    },
+    "arbor.clearSessionSearch": () => sessions.setQuery(""),
+    "arbor.setTreeFilter": async () => {
+      const pick = await vscode.window.showQuickPick(
+        FILTER_MODES.map((mode) => ({ label: FILTER_MODE_NAMES[mode], mode })),
+        { title: "Conversation Tree filter" },
+      );
+      if (pick) tree.setFilter(pick.mode as FilterMode);
+    },
+    "arbor.sessions.resume": async (node?: unknown) => {
+      const n = node as SessionNode | undefined;
+      if (n?.info) await host.open(n.info.path);
+    },
+    "arbor.sessions.rename": async (node?: unknown) => {
+      const n = node as SessionNode | undefined;
+      if (n?.info) await renameFile(n.info.path, n.info.name);
+    },
+    "arbor.sessions.fork": async (node?: unknown) => {
+      const n = node as SessionNode | undefined;
+      if (!n?.info) return;
+      await host.open(n.info.path);
+      const result = await host.clone();
+      void vscode.window.showInformationMessage(`Forked "${sessionTitle(n.info)}" into a new session${result.file ? `: ${result.file.split(/[\\/]/).pop()}` : ""}`);
+    },
+    "arbor.sessions.delete": (node?: unknown) => deleteSession(node as SessionNode | undefined),
+    "arbor.tree.checkout": async (arg?: unknown) => {
+      const id = entryIdOf(arg) ?? tree.selectedEntryId;
+      if (id) await checkout(id);
+    },
+    "arbor.tree.fork": async (arg?: unknown) => {
+      const id = entryIdOf(arg) ?? tree.selectedEntryId;
+      if (id) await forkAt(id);
+    },
+    "arbor.tree.label": async (arg?: unknown) => {
+      const id = entryIdOf(arg) ?? tree.selectedEntryId;
+      if (id) await promptLabel(host, id);
+    },
+    "arbor.tree.clearLabel": async (arg?: unknown) => {
+      const id = entryIdOf(arg) ?? tree.selectedEntryId;
+      const sm = requireSession();
+      if (id && sm.getLabel(id) !== undefined) {
+        sm.appendLabelChange(id, undefined);
+        await sm.flush();
+      }
+    },
+    "arbor.tree.copyText": async (arg?: unknown) => {
+      const id = entryIdOf(arg) ?? tree.selectedEntryId;
+      if (id) await copyEntryText(host, id);
+    },
+    "arbor.tree.revealInFile": async (arg?: unknown) => {
+      const id = entryIdOf(arg) ?? tree.selectedEntryId;
+      const sm = requireSession();
+      const file = sm.getSessionFile();
+      const line = id ? sm.getSummary(id)?.line : undefined;
+      if (!file) throw new SessionError("not-found", "This session has no file yet");
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+      const at = new vscode.Position(Math.max(0, (line ?? 1) - 1), 0);
+      await vscode.window.showTextDocument(doc, { selection: new vscode.Range(at, at), preview: true });
+    },
+  };
+
+  return COMMAND_IDS.map((id) =>
+    vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+      try {
+        return await handlers[id](...args);
+      } catch (err) {
+        const message = (err as Error).message ?? String(err);
+        log.error(`${id}: ${message}`);
+        void vscode.window.showErrorMessage(message);
+        return undefined;
+      }
+    }),
+  );
+}
+
+async function revealFile(file: string): Promise<void> {
+  if (vscode.env.remoteName === undefined && vscode.env.uiKind === vscode.UIKind.Desktop) {
+    await vscode.commands.executeCommand("revealFileInOS", vscode.Uri.file(file));
+    return;
+  }
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+  await vscode.window.showTextDocument(doc, { preview: true });
+}

@@ -1,0 +1,181 @@
+import * as vscode from "vscode";
+import { resolveSessionsRoot, sessionDirForCwd } from "../core/session/paths";
+import type { SessionInfo } from "../core/session/session-list";
+import { SessionManager } from "../core/session/session-manager";
+import { DisposableStore, MutableDisposable } from "../core/util/disposable";
+import { watchFolder } from "../core/util/folder-watch";
+import type { SessionHost, SessionLocation } from "./session-host";
+
+/** One row of the Sessions view: a session, with the sessions forked from it nested below. */
+export interface SessionNode {
+  info: SessionInfo;
+  forks: SessionNode[];
+}
+
+export function formatAge(date: Date, now = Date.now()): string {
+  const s = Math.max(0, (now - date.getTime()) / 1000);
+  if (s < 60) return "just now";
+  if (s < 3600) return `${Math.floor(s / 60)}m ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h ago`;
+  if (s < 86400 * 30) return `${Math.floor(s / 86400)}d ago`;
+  return date.toISOString().slice(0, 10);
+}
+
+/** The title of a session: its name, else its first message on one line. */
+export function sessionTitle(info: SessionInfo): string {
+  const text = (info.name ?? info.firstMessage).replace(/\s+/g, " ").trim();
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text || "(empty session)";
+}
+
+/** Nests each fork under its parent session when the parent is listed too; keeps newest-first order. */
+export function nestForks(list: SessionInfo[]): SessionNode[] {
+  const nodes = new Map(list.map((info) => [info.path, { info, forks: [] as SessionNode[] }]));
+  const roots: SessionNode[] = [];
+  for (const info of list) {
+    const node = nodes.get(info.path)!;
+    const parent = info.parentSessionPath ? nodes.get(info.parentSessionPath) : undefined;
+    if (parent && parent !== node) parent.forks.push(node);
+    else roots.push(node);
+  }
+  return roots;
+}
+
+/** Whether a session matches a search over its name, first message and labels. */
+export function matchesQuery(info: SessionInfo, query: string): boolean {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  const hay = [info.name ?? "", info.firstMessage, ...info.labels, info.cwd].join("\n").toLowerCase();
+  return words.every((w) => hay.includes(w));
+}
+
+/**
+ * The Sessions view: the workspace's sessions (or every workspace's), newest first, updated as
+ * files appear, change or go away, including ones Pi writes from a terminal.
+ */
+export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<SessionNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly disposables = new DisposableStore();
+  private readonly watcher = new MutableDisposable<{ dispose(): void }>();
+  private roots: SessionNode[] | undefined;
+  private loading: Promise<SessionNode[]> | undefined;
+  private allWorkspaces = false;
+  private query = "";
+  readonly view: vscode.TreeView<SessionNode>;
+
+  constructor(
+    private readonly host: SessionHost,
+    private readonly location: () => SessionLocation,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.view = vscode.window.createTreeView("arbor.sessions", { treeDataProvider: this, showCollapseAll: true });
+    this.disposables.add(this.view);
+    this.disposables.add(host.onDidChangeSession(() => this.refresh()));
+    this.disposables.add(host.onDidChange((c) => (c.kind === "name" || (c.kind === "entries" && c.entries.some((e) => e.type === "message"))) && this.refresh()));
+    this.rewatch();
+    void this.updateContext();
+  }
+
+  get showingAllWorkspaces(): boolean {
+    return this.allWorkspaces;
+  }
+
+  setAllWorkspaces(on: boolean): void {
+    this.allWorkspaces = on;
+    void this.updateContext();
+    this.rewatch();
+    this.refresh();
+  }
+
+  setQuery(query: string): void {
+    this.query = query.trim();
+    this.view.message = this.query ? `Sessions matching "${this.query}"` : undefined;
+    void this.updateContext();
+    this.refresh();
+  }
+
+  /** Settings changed: look in the right folder again. */
+  relocate(): void {
+    this.rewatch();
+    this.refresh();
+  }
+
+  private async updateContext(): Promise<void> {
+    await vscode.commands.executeCommand("setContext", "arbor.allWorkspaces", this.allWorkspaces);
+    await vscode.commands.executeCommand("setContext", "arbor.sessionSearch", this.query !== "");
+  }
+
+  private rewatch(): void {
+    const loc = this.location();
+    const dir = this.allWorkspaces ? resolveSessionsRoot(loc) : sessionDirForCwd(loc.cwd, loc);
+    this.watcher.value = watchFolder(dir, () => this.refresh(), { recursive: this.allWorkspaces });
+  }
+
+  refresh(): void {
+    this.roots = undefined;
+    this.loading = undefined;
+    this.changed.fire(undefined);
+  }
+
+  /** The sessions as listed now (loads them if needed). */
+  async list(): Promise<SessionNode[]> {
+    if (this.roots) return this.roots;
+    this.loading ??= this.load();
+    return this.loading;
+  }
+
+  private async load(): Promise<SessionNode[]> {
+    const loc = this.location();
+    let infos: SessionInfo[];
+    try {
+      infos = this.allWorkspaces ? await SessionManager.listAll(loc) : await SessionManager.list(loc.cwd, loc);
+    } catch (err) {
+      this.log.error(`listing sessions: ${(err as Error).message}`);
+      infos = [];
+    }
+    if (this.query) infos = infos.filter((i) => matchesQuery(i, this.query));
+    const roots = this.query ? infos.map((info) => ({ info, forks: [] })) : nestForks(infos);
+    this.roots = roots;
+    await vscode.commands.executeCommand("setContext", "arbor.hasSessions", infos.length > 0);
+    return roots;
+  }
+
+  async getChildren(element?: SessionNode): Promise<SessionNode[]> {
+    return element ? element.forks : this.list();
+  }
+
+  getParent(): undefined {
+    return undefined;
+  }
+
+  getTreeItem(node: SessionNode): vscode.TreeItem {
+    const { info } = node;
+    const current = this.host.current?.getSessionFile() === info.path;
+    const item = new vscode.TreeItem(sessionTitle(info), node.forks.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+    item.id = info.path;
+    const parts = [formatAge(info.modified), `${info.messageCount} msg${info.messageCount === 1 ? "" : "s"}`];
+    if (info.parentSessionPath) parts.push("fork");
+    if (this.allWorkspaces) parts.push(info.cwd);
+    item.description = parts.join(" · ");
+    item.iconPath = new vscode.ThemeIcon(current ? "comment-discussion" : info.parentSessionPath ? "repo-forked" : "comment");
+    item.contextValue = current ? "arbor.session.current" : "arbor.session";
+    const tip = new vscode.MarkdownString(undefined, false);
+    tip.appendMarkdown("**");
+    tip.appendText(sessionTitle(info));
+    tip.appendMarkdown("**\n\n");
+    tip.appendText(`${info.messageCount} messages · modified ${info.modified.toLocaleString()} · created ${info.created.toLocaleString()}\n`);
+    tip.appendText(`${info.path}\n`);
+    if (info.parentSessionPath) tip.appendText(`forked from ${info.parentSessionPath}\n`);
+    if (info.labels.length) tip.appendText(`labels: ${info.labels.join(", ")}\n`);
+    if (info.badLines) tip.appendText(`${info.badLines} unreadable line(s)\n`);
+    item.tooltip = tip;
+    item.accessibilityInformation = { label: `${sessionTitle(info)}, ${parts.join(", ")}${current ? ", open" : ""}` };
+    item.command = { command: "arbor.sessions.resume", title: "Resume", arguments: [node] };
+    return item;
+  }
+
+  dispose(): void {
+    this.watcher.dispose();
+    this.disposables.dispose();
+    this.changed.dispose();
+  }
+}

@@ -8,7 +8,7 @@ import { launchChromium } from "./browser";
 import { assertToolsInstalled, vsixPath } from "./paths";
 import { createSandbox, Sandbox } from "./sandbox";
 import { installVsix, RunningServer, startCodeServer } from "./servers";
-import { colorThemes, defaultUiTimeoutMs, Workbench } from "./workbench";
+import { colorThemes, Workbench } from "./workbench";
 
 /** Options for {@link openWorkbench}. */
 export interface OpenWorkbenchOptions {
@@ -22,6 +22,8 @@ export interface OpenWorkbenchOptions {
   readonly settings?: Readonly<Record<string, unknown>>;
   /** Copy the server's output to the console (ARBOR_E2E_VERBOSE=1 does the same). */
   readonly verbose?: boolean;
+  /** The theme the workbench starts with (written to the user settings); VS Code's default otherwise. */
+  readonly theme?: keyof typeof colorThemes;
   /** The browser viewport; 1400×900 by default. */
   readonly viewport?: { readonly width: number; readonly height: number };
 }
@@ -35,7 +37,7 @@ export interface WorkbenchSession {
   readonly workbench: Workbench;
   /** The workbench URL (with `?folder=`). */
   readonly url: string;
-  /** Switches the color theme through the user settings and waits until the workbench shows it. */
+  /** Switches the color theme with the theme picker (which saves it to the settings) and waits for it. */
   setTheme(kind: keyof typeof colorThemes): Promise<void>;
   /** Closes the browser, stops the server and deletes the sandbox. Safe to call twice. */
   close(): Promise<void>;
@@ -47,7 +49,8 @@ export async function openWorkbench(options: OpenWorkbenchOptions): Promise<Work
   const vsix = options.vsix === undefined ? vsixPath : options.vsix;
   if (vsix !== null && !existsSync(vsix)) throw new Error(`No extension package at ${vsix}: run \`npm run package\`.`);
   const verbose = options.verbose ?? process.env.ARBOR_E2E_VERBOSE === "1";
-  const sandbox = createSandbox("e2e", { ...(options.env ? { env: options.env } : {}), ...(options.settings ? { settings: options.settings } : {}) });
+  const settings = { ...(options.theme ? { "workbench.colorTheme": colorThemes[options.theme] } : {}), ...options.settings };
+  const sandbox = createSandbox("e2e", { ...(options.env ? { env: options.env } : {}), settings });
   const cleanups: (() => Promise<void> | void)[] = [() => sandbox.dispose()];
   let closed = false;
   const close = async () => {
@@ -73,10 +76,8 @@ export async function openWorkbench(options: OpenWorkbenchOptions): Promise<Work
     await page.goto(url);
     const workbench = new Workbench(page);
     await workbench.waitForReady();
-    const setTheme = async (kind: keyof typeof colorThemes) => {
-      sandbox.updateUserSettings({ "workbench.colorTheme": colorThemes[kind] });
-      await workbench.waitForThemeKind(kind, defaultUiTimeoutMs);
-    };
+    if (options.theme) await workbench.waitForThemeKind(options.theme);
+    const setTheme = (kind: keyof typeof colorThemes) => workbench.switchColorTheme(kind);
     return { sandbox, server, browser, page, workbench, url, setTheme, close };
   } catch (error) {
     await close();

@@ -7,8 +7,11 @@ import { testResultsDir } from "./paths";
 /** How long UI waits may take by default; a cold workbench on a busy 2-core machine is slow. */
 export const defaultUiTimeoutMs = 60_000;
 
-/** Light and dark themes that ship with VS Code. */
+/** Light and dark themes that ship with VS Code, by their `workbench.colorTheme` ids. */
 export const colorThemes = { light: "Default Light Modern", dark: "Default Dark Modern" } as const;
+
+/** The same themes as the theme picker labels them. */
+const colorThemeLabels = { light: "Light Modern", dark: "Dark Modern" } as const;
 
 /** The workbench in one browser page. */
 export class Workbench {
@@ -38,26 +41,58 @@ export class Workbench {
   async openViewContainer(title: string, timeoutMs = defaultUiTimeoutMs): Promise<Locator> {
     const item = await this.waitForActivityBarItem(title, timeoutMs);
     const sideBarTitle = this.page.locator(".part.sidebar .composite.title h2");
-    if ((await sideBarTitle.textContent().catch(() => ""))?.trim().toLowerCase() !== title.toLowerCase()) await item.click();
-    await this.page.locator(".part.sidebar .composite.title h2", { hasText: new RegExp(`^${escapeRegExp(title)}$`, "i") })
-      .waitFor({ state: "visible", timeout: timeoutMs });
+    // A container with a single view titles itself "<container>: <view>".
+    const titlePattern = new RegExp(`^\\s*${escapeRegExp(title)}(:|\\s*$)`, "i");
+    if (!titlePattern.test((await sideBarTitle.textContent().catch(() => "")) ?? "")) await item.click();
+    await this.page.locator(".part.sidebar .composite.title h2", { hasText: titlePattern }).waitFor({ state: "visible", timeout: timeoutMs });
     return this.page.locator(".part.sidebar");
   }
 
-  /** A view's pane header in the side bar, by the view's name. */
-  viewPaneHeader(name: string): Locator {
-    return this.page.locator(".part.sidebar .pane-header", { hasText: new RegExp(escapeRegExp(name), "i") }).first();
+  /**
+   * A view's pane in the side bar, by the view's name. Its header is hidden when it is the container's
+   * only view (the container title then reads "<container>: <view>"), so wait for it to be attached.
+   */
+  viewPane(name: string): Locator {
+    return this.page.locator(".part.sidebar .pane", { has: this.page.locator(`.pane-header[aria-label^="${cssString(name)} "]`) }).first();
   }
 
-  /** Runs a command from the palette by its label, as a user would: F1, type, Enter. */
+  /** Runs a command from the palette by its label, as a user would: F1, type, pick the exact entry. */
   async runCommand(label: string, timeoutMs = defaultUiTimeoutMs): Promise<void> {
-    const input = this.page.locator(".quick-input-widget input");
     await this.page.keyboard.press("F1");
+    await this.pickQuickInput(`>${label}`, label, timeoutMs);
+  }
+
+  /** Opens a workspace file with Quick Open (Ctrl+P), as a user would. */
+  async openFile(name: string, timeoutMs = defaultUiTimeoutMs): Promise<void> {
+    await this.page.keyboard.press("Control+P");
+    await this.pickQuickInput(name, name, timeoutMs);
+    await this.page.locator(".part.editor .tab.active", { hasText: name }).waitFor({ state: "visible", timeout: timeoutMs });
+  }
+
+  /**
+   * Types `filter` into the open quick input and picks the row whose label is exactly `label`
+   * (a prefix match could pick "Browse Color Themes" for "Color Theme").
+   */
+  async pickQuickInput(filter: string, label: string, timeoutMs = defaultUiTimeoutMs): Promise<void> {
+    const input = this.page.locator(".quick-input-widget input");
     await input.waitFor({ state: "visible", timeout: timeoutMs });
-    await input.fill(`>${label}`);
-    const row = this.page.locator(".quick-input-widget .monaco-list-row", { hasText: label }).first();
+    await input.fill(filter);
+    const row = this.page.locator(".quick-input-widget .monaco-list-row", {
+      has: this.page.locator(".label-name", { hasText: new RegExp(`^\\s*${escapeRegExp(label)}\\s*$`) }),
+    }).first();
     await row.waitFor({ state: "visible", timeout: timeoutMs });
-    await this.page.keyboard.press("Enter");
+    await row.click();
+  }
+
+  /**
+   * Switches the color theme with the theme picker, as a user would (the picker saves it to the user
+   * settings), and waits until the workbench shows it. Editing settings.json behind the workbench's
+   * back is not picked up live by code-server, so the starting theme goes in the settings instead.
+   */
+  async switchColorTheme(kind: keyof typeof colorThemes, timeoutMs = defaultUiTimeoutMs): Promise<void> {
+    await this.runCommand("Preferences: Color Theme", timeoutMs);
+    await this.pickQuickInput(colorThemeLabels[kind], colorThemeLabels[kind], timeoutMs);
+    await this.waitForThemeKind(kind, timeoutMs);
   }
 
   /**
@@ -68,10 +103,12 @@ export class Workbench {
     return this.page.frameLocator("iframe.webview.ready").nth(index).frameLocator("#active-frame");
   }
 
-  /** Waits for the workbench to show a color theme kind (after a `workbench.colorTheme` change). */
+  /** Waits for the workbench to show one of {@link colorThemes}. */
   async waitForThemeKind(kind: keyof typeof colorThemes, timeoutMs = defaultUiTimeoutMs): Promise<void> {
-    const selector = kind === "dark" ? ".monaco-workbench.vs-dark" : ".monaco-workbench.vs";
-    await this.page.locator(selector).waitFor({ state: "attached", timeout: timeoutMs });
+    // The theme's own class appears once its colours are applied (the kind class is there earlier).
+    const themeClass = kind === "dark" ? "dark_modern" : "light_modern";
+    await this.page.locator(`.monaco-workbench.${kind === "dark" ? "vs-dark" : "vs"}[class*="${themeClass}"]`)
+      .waitFor({ state: "attached", timeout: timeoutMs });
   }
 
   /** Saves a full-page screenshot to test-results/<name>.png and returns its path. */

@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+// Runs the extension-host suite (test/host/suite) inside a real VS Code served by code-server.
+// Builds the extension bundle, installs code-server if needed, compiles the suite, runs it in chromium,
+// and exits with the suite's code. Everything it starts is stopped, also on failure or Ctrl-C.
+//
+// Usage: node scripts/run-host-tests.mjs [--no-build] [--verbose] [--timeout <ms>] [--grep <pattern>]
+import { spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ensureCodeServer } from "./setup-vscode.mjs";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const args = process.argv.slice(2);
+const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+const verbose = args.includes("--verbose") || process.env.ARBOR_E2E_VERBOSE === "1";
+const timeoutMs = Number(option("--timeout") ?? 180_000);
+if (option("--grep")) process.env.ARBOR_HOST_GREP = option("--grep");
+
+// Exit handlers (which stop the server's process group) only run on a normal exit, so turn signals into one.
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(130));
+
+function run(command, commandArgs) {
+  const result = spawnSync(command, commandArgs, { cwd: root, stdio: "inherit" });
+  if (result.status !== 0) {
+    console.error(`run-host-tests: \`${command} ${commandArgs.join(" ")}\` failed (exit ${result.status}).`);
+    process.exit(1);
+  }
+}
+
+if (!args.includes("--no-build")) run(process.execPath, [join(root, "scripts/build.mjs")]);
+await ensureCodeServer();
+run(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "test/host/tsconfig.json")]);
+
+const require = createRequire(import.meta.url);
+const { runHostTestsInCodeServer } = require(join(root, "out/test/host/run-in-code-server.js"));
+const started = Date.now();
+const code = await runHostTestsInCodeServer({
+  extensionDevelopmentPath: root,
+  extensionTestsPath: join(root, "out/test/host/suite/index.js"),
+  timeoutMs,
+  verbose,
+  log: (line) => console.log(line),
+});
+console.log(`host tests: ${code === 0 ? "passed" : `failed (exit ${code})`} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+process.exit(code);

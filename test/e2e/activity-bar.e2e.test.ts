@@ -1,0 +1,60 @@
+/**
+ * End-to-end smoke test: the packaged extension (arbor.vsix) installed into a real VS Code (code-server),
+ * driven in chromium like a user would.
+ */
+import { strict as assert } from "node:assert";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openWorkbench, WorkbenchSession } from "./harness";
+
+describe("Arbor in the VS Code workbench (e2e)", function () {
+  this.timeout(180_000);
+  let folder: string;
+  let session: WorkbenchSession | undefined;
+
+  before(async () => {
+    folder = mkdtempSync(join(tmpdir(), "arbor-e2e-workspace-"));
+    writeFileSync(join(folder, "README.md"), "# e2e workspace\n");
+    session = await openWorkbench({ folder, theme: "light" });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === "failed" && session) {
+      await session.workbench.screenshot(`failed-${this.currentTest.fullTitle()}`).catch(() => undefined);
+    }
+  });
+
+  after(async () => {
+    await session?.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it("shows the Arbor container in the activity bar and opens its Sessions view", async () => {
+    const { workbench } = session!;
+    const sideBar = await workbench.openViewContainer("Arbor");
+    await workbench.viewPane("Sessions").waitFor({ state: "attached" });
+    assert.match((await sideBar.locator(".composite.title h2").textContent()) ?? "", /arbor/i);
+    const shot = await workbench.screenshot("arbor-container");
+    assert.ok(existsSync(shot));
+  });
+
+  it("reaches into a webview two frames deep (the built-in Markdown preview)", async () => {
+    const { workbench } = session!;
+    await workbench.openFile("README.md");
+    await workbench.runCommand("Markdown: Open Preview to the Side");
+    const heading = workbench.webview().locator("h1");
+    await heading.waitFor({ state: "visible" });
+    assert.equal((await heading.textContent())?.trim(), "e2e workspace");
+  });
+
+  it("follows the color theme, light and dark", async () => {
+    const { workbench, setTheme } = session!;
+    await setTheme("dark");
+    assert.equal(await workbench.page.locator(".monaco-workbench.vs").count(), 0);
+    await workbench.screenshot("arbor-dark");
+    await setTheme("light");
+    assert.equal(await workbench.page.locator(".monaco-workbench.vs-dark").count(), 0);
+    await workbench.screenshot("arbor-light");
+  });
+});

@@ -36,7 +36,6 @@ export interface EntryRecord {
 export class EntryStore {
   private readonly records: EntryRecord[] = [];
   private readonly byId = new Map<string, EntryRecord>();
-  private readonly childIds = new Map<string, string[]>();
   private readonly labelMap = new Map<string, { label: string; timestamp: string }>();
   private nameValue: string | undefined;
   /** Set for version-2 files, whose entries are migrated as they are parsed. */
@@ -71,11 +70,6 @@ export class EntryStore {
     const duplicate = this.byId.has(id);
     this.records.push(record);
     this.byId.set(id, record);
-    if (record.parentId !== null) {
-      const siblings = this.childIds.get(record.parentId);
-      if (siblings) siblings.push(id);
-      else this.childIds.set(record.parentId, [id]);
-    }
     this.indexMetadata(record.type, value);
     if (duplicate) {
       return { line, kind: "duplicate-id", message: `line ${line} reuses the id ${id} of an earlier entry; the later one wins`, excerpt: id };
@@ -112,9 +106,11 @@ export class EntryStore {
     return this.records[this.records.length - 1];
   }
 
-  /** Ids of the direct children of an entry, in file order. */
-  childrenOf(id: string): readonly string[] {
-    return this.childIds.get(id) ?? [];
+  /** Ids of the direct children of an entry, in file order (a scan: the tree views build their own index). */
+  childrenOf(id: string): string[] {
+    const out: string[] = [];
+    for (const r of this.records) if (r.parentId === id) out.push(r.id);
+    return out;
   }
 
   labels(): ReadonlyMap<string, { label: string; timestamp: string }> {

@@ -4,9 +4,24 @@ import { randomBytes, randomUUID } from "node:crypto";
  * A short entry id: 8 lowercase hex characters, retried on collision, and a full UUID when
  * collisions keep happening (as the format asks).
  */
+const POOL_SIZE = 4096;
+let pool = Buffer.alloc(0);
+let poolOffset = 0;
+
+/** Four random bytes as hex, drawn from a pooled buffer (one system call per thousand ids). */
+function randomHex8(): string {
+  if (poolOffset + 4 > pool.length) {
+    pool = randomBytes(POOL_SIZE);
+    poolOffset = 0;
+  }
+  const id = pool.toString("hex", poolOffset, poolOffset + 4);
+  poolOffset += 4;
+  return id;
+}
+
 export function generateEntryId(taken: { has(id: string): boolean }): string {
   for (let attempt = 0; attempt < 100; attempt++) {
-    const id = randomBytes(4).toString("hex");
+    const id = randomHex8();
     if (!taken.has(id)) return id;
   }
   return randomUUID();

@@ -44,8 +44,9 @@ function isBlank(buf: Buffer, start: number, end: number): boolean {
  * Splits a chunk of a session file into lines and parses each one. Lines that do not parse are
  * reported with their line number and otherwise left alone. When `atEof` is set, a final
  * fragment without a newline is parsed too if it is complete JSON; otherwise it is left pending.
+ * With `onLine`, lines are passed to it as they are parsed instead of being collected.
  */
-export function parseChunk(buf: Buffer, firstLine: number, atEof: boolean): ParsedChunk {
+export function parseChunk(buf: Buffer, firstLine: number, atEof: boolean, onLine?: (line: RawLine) => void): ParsedChunk {
   const lines: RawLine[] = [];
   const problems: LineProblem[] = [];
   let pos = 0;
@@ -66,7 +67,11 @@ export function parseChunk(buf: Buffer, firstLine: number, atEof: boolean): Pars
       problems.push({ line: lineNo, kind: "not-an-entry", message: `line ${lineNo} is JSON but not a session entry (no "type")`, excerpt: excerptOf(text) });
       return true;
     }
-    lines.push({ line: lineNo, value: value as Record<string, unknown>, start, end });
+    const raw = { line: lineNo, value: value as Record<string, unknown>, start, end };
+    // With a visitor, each parsed line is handed over and dropped at once, so a huge file is never
+    // held as parsed objects all together.
+    if (onLine) onLine(raw);
+    else lines.push(raw);
     return true;
   };
   while (pos < buf.length) {

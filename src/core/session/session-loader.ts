@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import { EntryStore } from "./entry-store";
 import { SessionError, type LineProblem } from "./errors";
 import { ioError } from "./file-io";
-import { parseChunk, tornLineProblem } from "./line-parser";
+import { parseChunk, tornLineProblem, type RawLine } from "./line-parser";
 import { migrateLines } from "./migrate";
 import { CURRENT_SESSION_VERSION, type SessionHeader } from "./types";
 
@@ -42,27 +42,41 @@ export async function loadSession(path: string): Promise<LoadedSession> {
   } catch (err) {
     throw err instanceof SessionError ? err : ioError(err, "read", path);
   }
-  const chunk = parseChunk(buf, 1, true);
-  if (chunk.lines.length === 0 && chunk.problems.length === 0) {
+  const store = new EntryStore();
+  const problems: LineProblem[] = [];
+  let header: SessionHeader | undefined;
+  let fileVersion = CURRENT_SESSION_VERSION;
+  let notHeader: number | undefined;
+  const v1Lines: RawLine[] = [];
+  // Lines are indexed as they are parsed; only v1 files (no ids yet) are collected for migration.
+  const chunk = parseChunk(buf, 1, true, (l) => {
+    if (!header) {
+      if (notHeader !== undefined) return;
+      if (!isHeader(l.value)) {
+        notHeader = l.line;
+        return;
+      }
+      header = l.value as unknown as SessionHeader;
+      fileVersion = typeof header.version === "number" ? header.version : 1;
+      store.migrateOnParse = fileVersion < CURRENT_SESSION_VERSION;
+      return;
+    }
+    if (l.value.type === "session") return;
+    if (fileVersion < 2) v1Lines.push(l);
+    else addTo(store, problems, l.value, l.line, { buf, start: l.start, end: l.end });
+  });
+  if (!header && notHeader === undefined && chunk.problems.length === 0) {
     throw new SessionError("empty", `Session file is empty: ${path}`, path);
   }
-  const first = chunk.lines[0];
-  if (!first || !isHeader(first.value)) {
-    const where = first ? `line ${first.line}` : "no line";
+  if (!header) {
+    const where = notHeader !== undefined ? `line ${notHeader}` : "no line";
     throw new SessionError("bad-header", `Not a Pi session file (${where} is not a session header): ${path}`, path);
   }
-  const problems: LineProblem[] = [...chunk.problems];
-  const header = first.value as unknown as SessionHeader;
-  const fileVersion = typeof header.version === "number" ? header.version : 1;
-  const store = new EntryStore();
-  const body = chunk.lines.slice(1).filter((l) => l.value.type !== "session");
+  problems.push(...chunk.problems);
   if (fileVersion < 2) {
     // v1 entries have no ids: they are given ids here, in memory, and kept parsed.
-    migrateLines([first.value, ...body.map((l) => l.value)]);
-    for (const l of body) addTo(store, problems, l.value, l.line);
-  } else {
-    store.migrateOnParse = fileVersion < CURRENT_SESSION_VERSION;
-    for (const l of body) addTo(store, problems, l.value, l.line, { buf, start: l.start, end: l.end });
+    migrateLines([header as unknown as Record<string, unknown>, ...v1Lines.map((l) => l.value)]);
+    for (const l of v1Lines) addTo(store, problems, l.value, l.line);
   }
   let offset = chunk.consumedBytes;
   let lineCount = chunk.consumedLines;

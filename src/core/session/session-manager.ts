@@ -93,6 +93,7 @@ export class SessionManager implements Disposable {
   private readOnlyReason: string | undefined;
   private tail: Disposable | undefined;
   private catchUpChain: Promise<void> = Promise.resolve();
+  private flushScheduled = false;
   private disposed = false;
 
   private constructor(
@@ -588,7 +589,14 @@ export class SessionManager implements Disposable {
     } else {
       this.queue.enqueue([JSON.stringify(entry)]);
     }
-    this.flush().catch((error: Error) => this.onWriteError(error));
+    if (!this.flushScheduled) {
+      // One write per burst of appends: everything appended in this tick goes out together.
+      this.flushScheduled = true;
+      queueMicrotask(() => {
+        this.flushScheduled = false;
+        this.flush().catch((error: Error) => this.onWriteError(error));
+      });
+    }
   }
 
   /** Losing the lock makes this window a read-only view: its unwritten entries stay in memory (a fork can keep them). */

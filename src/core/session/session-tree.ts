@@ -38,12 +38,19 @@ function buildTree<N extends { children: N[] }>(store: EntryStore, makeNode: (r:
     if (parent) parent.node.children.push(own.node);
     else roots.push(own.node);
   }
+  // Only siblings need ordering; most nodes have a single child, so times are parsed on demand.
   const times = new Map<N, number>();
-  for (const { node, record } of nodes.values()) times.set(node, timeOf(record));
+  const recordOf = new Map<N, EntryRecord>();
+  for (const { node, record } of nodes.values()) recordOf.set(node, record);
+  const time = (n: N): number => {
+    let t = times.get(n);
+    if (t === undefined) times.set(n, (t = timeOf(recordOf.get(n)!)));
+    return t;
+  };
   const stack = [...roots];
   while (stack.length) {
     const node = stack.pop()!;
-    if (node.children.length > 1) node.children.sort((a, b) => times.get(a)! - times.get(b)!);
+    if (node.children.length > 1) node.children.sort((a, b) => time(a) - time(b));
     for (const child of node.children) stack.push(child);
   }
   return roots;

@@ -3,23 +3,30 @@ import { CHECKOUT_CUSTOM_TYPE, type ImageContent, type SessionEntry, type TextCo
 
 const PREVIEW_LIMIT = 200;
 
+/** Characters of source text read for a preview: enough for PREVIEW_LIMIT after collapsing whitespace. */
+const PREVIEW_SOURCE = PREVIEW_LIMIT * 2;
+
 /** One line of plain text, at most PREVIEW_LIMIT characters. */
 export function toPreview(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
+  // Cut before collapsing: a 4 KB tool result needs only its head for one line of preview.
+  const head = text.length > PREVIEW_SOURCE ? text.slice(0, PREVIEW_SOURCE) : text;
+  const flat = head.replace(/\s+/g, " ").trim();
   return flat.length > PREVIEW_LIMIT ? `${flat.slice(0, PREVIEW_LIMIT - 1)}…` : flat;
 }
 
+/** The text blocks of a content value, joined, but only as much as a preview needs. */
 function blocksText(content: unknown): string {
-  if (typeof content === "string") return content;
+  if (typeof content === "string") return content.length > PREVIEW_SOURCE ? content.slice(0, PREVIEW_SOURCE) : content;
   if (!Array.isArray(content)) return "";
-  const parts: string[] = [];
+  let out = "";
   for (const block of content as (TextContent | ImageContent | { type?: unknown })[]) {
+    if (out.length >= PREVIEW_SOURCE) break;
     if (!block || typeof block !== "object") continue;
-    if (block.type === "text" && typeof (block as TextContent).text === "string") parts.push((block as TextContent).text);
-    else if (block.type === "image") parts.push("[image]");
-    if (parts.join(" ").length > PREVIEW_LIMIT * 2) break;
+    const piece = block.type === "text" && typeof (block as TextContent).text === "string" ? (block as TextContent).text : block.type === "image" ? "[image]" : undefined;
+    if (piece === undefined) continue;
+    out += (out ? " " : "") + (piece.length > PREVIEW_SOURCE ? piece.slice(0, PREVIEW_SOURCE) : piece);
   }
-  return parts.join(" ");
+  return out;
 }
 
 function str(v: unknown): string | undefined {

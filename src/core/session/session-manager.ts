@@ -594,7 +594,7 @@ export class SessionManager implements Disposable {
       this.flushScheduled = true;
       queueMicrotask(() => {
         this.flushScheduled = false;
-        this.flush().catch((error: Error) => this.onWriteError(error));
+        this.flush().catch(() => undefined); // reported by flush itself
       });
     }
   }
@@ -610,7 +610,12 @@ export class SessionManager implements Disposable {
 
   /** Resolves when every append so far is written to the file. */
   async flush(): Promise<void> {
-    await this.queue?.flush();
+    try {
+      await this.queue?.flush();
+    } catch (err) {
+      this.onWriteError(err as Error);
+      throw err;
+    }
   }
 
   // ---------------------------------------------------------------- following the file

@@ -66,7 +66,12 @@ export function createSearchField(options: { placeholder: string; label: string 
     set value(v: string) {
       field.value = v;
     },
-    focus: () => field.focus(),
+    focus: () => {
+      field.focus();
+      // Type-to-search puts the first character in before focusing: keep the caret after it.
+      const input = field.shadowRoot?.querySelector("input");
+      if (input) input.setSelectionRange(input.value.length, input.value.length);
+    },
     onInput: (handler) => listenTo(field, "input", () => handler(field.value ?? "")),
   };
 }

@@ -154,8 +154,11 @@ export interface Harness {
   readonly browser: Browser;
   readonly page: Page;
   readonly url: string;
-  /** Loads (or reloads) the page and waits for the webview's `ready`. */
-  load(): Promise<void>;
+  /**
+   * Loads the page and waits for the webview's `ready`. `fresh` (the default) first forgets the
+   * state saved by an earlier load; `fresh: false` is a hide/show: the saved state survives.
+   */
+  load(options?: { fresh?: boolean }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -200,9 +203,13 @@ export async function startHarness(options: { bundlePath: string; width?: number
     browser,
     page,
     url,
-    async load() {
+    async load(loadOptions = {}) {
       await page.goto(url);
-      await page.waitForFunction("window.__arbor && window.__arbor.posted.some((m) => m.type === 'ready')");
+      if (loadOptions.fresh !== false) {
+        await page.evaluate("sessionStorage.clear()");
+        await page.goto(url);
+      }
+      await waitForPage(page, "window.__arbor && window.__arbor.posted.some((m) => m.type === 'ready')");
       await page.evaluate(([kind, vars]) => (globalThis as unknown as PageGlobals).__arbor.applyTheme(kind, vars), [theme.kind, theme.vars] as const);
     },
     async close() {
@@ -210,6 +217,19 @@ export async function startHarness(options: { bundlePath: string; width?: number
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * Polls a page expression until it is truthy. Playwright's waitForFunction compiles its predicate
+ * inside the page, which the webview's CSP (rightly) forbids; page.evaluate goes through the
+ * debugger protocol and is not subject to it.
+ */
+export async function waitForPage(page: Page, expression: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await page.evaluate(expression))) {
+    if (Date.now() > deadline) throw new Error(`waitForPage: timed out waiting for ${expression}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** What webview-harness.page.js puts on the page, for typed `page.evaluate` callbacks. */

@@ -32,6 +32,13 @@ interface RowContext {
   entryId?: string;
 }
 
+/** A label given as a second argument, or in an `{ entryId, label }` argument. */
+function labelOf(arg: unknown, label: unknown): string | undefined {
+  if (typeof label === "string") return label;
+  const l = (arg as { label?: unknown } | undefined)?.label;
+  return typeof l === "string" ? l : undefined;
+}
+
 function entryIdOf(arg: unknown): string | undefined {
   const ctx = arg as RowContext | undefined;
   return typeof ctx?.entryId === "string" ? ctx.entryId : typeof arg === "string" ? arg : undefined;
@@ -160,7 +167,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       await host.create();
       void vscode.commands.executeCommand(`${"arbor.conversationTree"}.focus`);
     },
-    "arbor.resumeSession": async () => {
+    "arbor.resumeSession": async (path?: unknown) => {
+      if (typeof path === "string") return void (await host.open(path));
       const list = (await sessions.list()).flatMap(function flat(n): SessionNode[] {
         return [n, ...n.forks.flatMap(flat)];
       });
@@ -170,9 +178,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     "arbor.continueRecent": async () => {
       await host.continueRecent();
     },
-    "arbor.forkFromEntry": async () => {
+    "arbor.forkFromEntry": async (arg?: unknown) => {
       const sm = requireSession();
-      const id = await pickEntry(sm, "Fork from a user message (the new session starts before it)", (s) => s.role === "user");
+      const id = entryIdOf(arg) ?? await pickEntry(sm, "Fork from a user message (the new session starts before it)", (s) => s.role === "user");
       if (id) await forkAt(id);
     },
     "arbor.cloneSession": async () => {
@@ -180,10 +188,16 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const result = await host.clone();
       void vscode.window.showInformationMessage(`Cloned into a new session${result.file ? `: ${result.file.split(/[\\/]/).pop()}` : ""}`);
     },
-    "arbor.labelEntry": async (arg?: unknown) => {
+    "arbor.labelEntry": async (arg?: unknown, label?: unknown) => {
       const sm = requireSession();
       const id = entryIdOf(arg) ?? (await pickEntry(sm, "Label which entry?"));
-      if (id) await promptLabel(host, id);
+      if (!id) return;
+      const text = labelOf(arg, label);
+      if (text === undefined) await promptLabel(host, id);
+      else {
+        sm.appendLabelChange(id, text || undefined);
+        await sm.flush();
+      }
     },
     "arbor.clearLabel": async (arg?: unknown) => {
       const sm = requireSession();
@@ -200,8 +214,12 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const id = entryIdOf(arg) ?? (await pickEntry(sm, "Check out which entry?"));
       if (id) await checkout(id);
     },
-    "arbor.renameSession": async () => {
+    "arbor.renameSession": async (name?: unknown) => {
       const sm = requireSession();
+      if (typeof name === "string") {
+        sm.appendSessionInfo(name);
+        return void (await sm.flush());
+      }
       await renameFile(sm.getSessionFile(), sm.getSessionName());
     },
     "arbor.revealSessionFile": async () => {

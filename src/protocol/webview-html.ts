@@ -15,8 +15,9 @@ export interface WebviewHtmlOptions {
 }
 
 const NONCE = /^[A-Za-z0-9+/=_-]{16,128}$/;
-// A CSP source list entry must not be able to end the directive or add another one.
-const CSP_SOURCE = /^[^;,'"\s<>]{1,512}$/;
+// A CSP source list (VS Code gives e.g. "'self' https://*.vscode-cdn.net") must not be able to end
+// the directive or add another one: keywords in single quotes and host sources, space-separated.
+const CSP_SOURCE = /^(?:'[a-z-]+'|[^;,'"\s<>]+)(?: (?:'[a-z-]+'|[^;,'"\s<>]+)){0,15}$/;
 
 /** Escapes text for an HTML attribute value or text node. */
 export function escapeHtml(text: string): string {

@@ -1,0 +1,154 @@
+/**
+ * Arbor's commands in a real extension host, on genuine Pi sample sessions: resume, checkout,
+ * label, fork, clone, rename; the files are checked afterwards with the reference package.
+ */
+import { strict as assert } from "node:assert";
+import { readFileSync } from "node:fs";
+import * as vscode from "vscode";
+import { SessionManager } from "../../../src/core/session/session-manager";
+import type { SampleSessions } from "../../support/sample-sessions";
+
+interface Api {
+  readonly currentSession: SessionManager | undefined;
+  readonly onDidChangeSession: vscode.Event<SessionManager | undefined>;
+}
+
+interface RefManager {
+  getLeafId(): string | null;
+  getLabel(id: string): string | undefined;
+  getSessionName(): string | undefined;
+  getHeader(): { parentSession?: string } | null;
+  getEntries(): { id: string; type: string }[];
+  buildSessionContext(): unknown;
+}
+
+const loadReference = () => import("@mariozechner/pi-coding-agent") as Promise<unknown> as Promise<{ SessionManager: { open(path: string): RefManager } }>;
+
+function samples(): SampleSessions {
+  const file = process.env.ARBOR_SAMPLE_SESSIONS;
+  assert.ok(file, "ARBOR_SAMPLE_SESSIONS is not set by the runner");
+  return JSON.parse(readFileSync(file, "utf8")) as SampleSessions;
+}
+
+async function api(): Promise<Api> {
+  const ext = vscode.extensions.all.find((e) => (e.packageJSON as { name: string }).name === "arbor");
+  assert.ok(ext);
+  return (await ext.activate()) as Api;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (check()) return;
+    await sleep(50);
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+describe("Arbor sessions in the extension host", function () {
+  this.timeout(60_000);
+  let s: SampleSessions;
+  let arbor: Api;
+  before(async () => {
+    s = samples();
+    arbor = await api();
+  });
+
+  it("contributes exactly the commands it registers", async () => {
+    const manifest = (vscode.extensions.all.find((e) => (e.packageJSON as { name: string }).name === "arbor")!.packageJSON as { contributes: { commands: { command: string }[] } });
+    const contributed = manifest.contributes.commands.map((c) => c.command).sort();
+    // VS Code adds commands of its own for each contributed view (focus, reset location, ...).
+    const viewCommand = /^arbor\.(sessions|conversationTree)\.(focus|resetViewLocation|toggleVisibility|removeView|open)$/;
+    const registered = (await vscode.commands.getCommands(true)).filter((c) => c.startsWith("arbor.") && !viewCommand.test(c));
+    assert.deepEqual([...new Set(registered)].sort(), contributed);
+  });
+
+  it("resumes the newest session through the palette's quick pick", async () => {
+    const newest = (await SessionManager.list(process.env.ARBOR_HOST_WORKSPACE!, { indexDir: false }))[0]!;
+    const running = vscode.commands.executeCommand("arbor.resumeSession");
+    await sleep(800);
+    await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+    await running;
+    assert.equal(arbor.currentSession?.getSessionFile(), newest.path);
+  });
+
+  it("resumes a given session, checks out an entry on another branch, and the file resumes there in Pi", async () => {
+    await vscode.commands.executeCommand("arbor.resumeSession", s.mainFile);
+    const sm = arbor.currentSession!;
+    assert.equal(sm.getSessionFile(), s.mainFile);
+    assert.equal(sm.getSessionName(), s.mainName);
+    await vscode.commands.executeCommand("arbor.checkoutEntry", s.main.abandonedLeafId);
+    assert.equal(sm.getLeafId(), s.main.abandonedLeafId);
+    await sm.flush();
+    const pi = await loadReference();
+    const ref = pi.SessionManager.open(s.mainFile);
+    assert.deepEqual(ref.buildSessionContext(), JSON.parse(JSON.stringify(sm.buildSessionContext())));
+    // and back to where it was
+    await vscode.commands.executeCommand("arbor.checkoutEntry", s.main.leafId);
+    assert.equal(sm.getLeafId(), s.main.leafId);
+  });
+
+  it("labels and clears a label through the commands; Pi reads them from the file", async () => {
+    await vscode.commands.executeCommand("arbor.resumeSession", s.mainFile);
+    const sm = arbor.currentSession!;
+    await vscode.commands.executeCommand("arbor.labelEntry", { entryId: s.main.firstUserId, label: "from the host test" });
+    assert.equal(sm.getLabel(s.main.firstUserId), "from the host test");
+    const pi = await loadReference();
+    assert.equal(pi.SessionManager.open(s.mainFile).getLabel(s.main.firstUserId), "from the host test");
+    await vscode.commands.executeCommand("arbor.clearLabel", { entryId: s.main.firstUserId });
+    assert.equal(pi.SessionManager.open(s.mainFile).getLabel(s.main.firstUserId), undefined);
+  });
+
+  it("renames the session", async () => {
+    await vscode.commands.executeCommand("arbor.resumeSession", s.mainFile);
+    await vscode.commands.executeCommand("arbor.renameSession", "Renamed in the host");
+    const pi = await loadReference();
+    assert.equal(pi.SessionManager.open(s.mainFile).getSessionName(), "Renamed in the host");
+    await vscode.commands.executeCommand("arbor.renameSession", s.mainName);
+  });
+
+  it("forks from an entry into a new file linked to the old one, and every surface rebinds", async () => {
+    await vscode.commands.executeCommand("arbor.resumeSession", s.mainFile);
+    const before = arbor.currentSession!;
+    let replaced: SessionManager | undefined;
+    const sub = arbor.onDidChangeSession((sm) => (replaced = sm));
+    await vscode.commands.executeCommand("arbor.forkFromEntry", s.main.branchPointId);
+    sub.dispose();
+    const after = arbor.currentSession!;
+    assert.notEqual(after, before);
+    assert.equal(replaced, after);
+    const file = after.getSessionFile()!;
+    assert.notEqual(file, s.mainFile);
+    const pi = await loadReference();
+    const ref = pi.SessionManager.open(file);
+    assert.equal(ref.getHeader()?.parentSession, s.mainFile);
+    // the fork ends at the entry (then its re-applied labels, which Pi also chains under the path)
+    const entries = ref.getEntries();
+    const end = entries.filter((e) => e.type !== "label").pop();
+    assert.equal(end?.id, s.main.branchPointId);
+    assert.deepEqual(ref.buildSessionContext(), JSON.parse(JSON.stringify(before.buildSessionContext(s.main.branchPointId))));
+    assert.throws(() => before.appendCustomEntry("x"), /closed|read-only/, "the old session is closed");
+  });
+
+  it("clones the current session at its leaf", async () => {
+    await vscode.commands.executeCommand("arbor.resumeSession", s.mainFile);
+    const leaf = arbor.currentSession!.getLeafId();
+    await vscode.commands.executeCommand("arbor.cloneSession");
+    const clone = arbor.currentSession!;
+    assert.notEqual(clone.getSessionFile(), s.mainFile);
+    const pi = await loadReference();
+    const ref = pi.SessionManager.open(clone.getSessionFile()!);
+    assert.equal(ref.getHeader()?.parentSession, s.mainFile);
+    assert.ok(ref.getEntries().some((e) => e.id === leaf));
+  });
+
+  it("continues the most recent session of the workspace", async () => {
+    await vscode.commands.executeCommand("arbor.continueRecent");
+    await until(() => arbor.currentSession !== undefined, "a session");
+    const newest = (await SessionManager.list(process.env.ARBOR_HOST_WORKSPACE!, { indexDir: false }))
+      .map((i) => i.path);
+    assert.ok(newest.includes(arbor.currentSession!.getSessionFile()!));
+  });
+});

@@ -22,6 +22,8 @@ export interface ContextSource {
   entry(id: string): SessionEntry | undefined;
   /** id of the last entry in file order, or undefined when there are none */
   lastId(): string | undefined;
+  /** Optional: the same result as {@link pathTo}, from an index that can answer faster (e.g. by reusing the last path). */
+  pathTo?(leafId: string): string[];
 }
 
 /** Entry types whose content can become a context message. */
@@ -109,7 +111,7 @@ export function resolveContext(source: ContextSource, leafId: string | null | un
   const leaf = resolveLeafId(source, leafId);
   if (leaf === undefined) return { messages: [], thinkingLevel: EMPTY_CONTEXT_THINKING_LEVEL, model: null };
 
-  const path = pathTo(source, leaf);
+  const path = source.pathTo ? source.pathTo(leaf) : pathTo(source, leaf);
   // The model may come from an assistant message that is also in the messages: parse it once.
   const loaded = new Map<string, SessionEntry>();
   const load = (id: string): SessionEntry => {

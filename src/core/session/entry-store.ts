@@ -72,6 +72,9 @@ export class EntryStore {
     this.byId.set(id, record);
     this.indexMetadata(record.type, value);
     if (duplicate) {
+      // The id now names another entry: a cached path through it may no longer hold.
+      this.cachedPath = [];
+      this.cachedIndex.clear();
       return { line, kind: "duplicate-id", message: `line ${line} reuses the id ${id} of an earlier entry; the later one wins`, excerpt: id };
     }
     return record;
@@ -157,5 +160,40 @@ export class EntryStore {
 
   lastId(): string | undefined {
     return this.last()?.id;
+  }
+
+  private cachedPath: string[] = [];
+  private cachedIndex = new Map<string, number>();
+
+  /**
+   * Ids from the root to `leafId` (Pi's walk: stops at a missing parent; a cycle stops where an
+   * id repeats). The last path is kept, so moving between branches of a long session walks only
+   * from the new leaf up to where it meets the previous path. Entries never change their parent,
+   * so a shared entry means a shared prefix.
+   */
+  pathTo(leafId: string): string[] {
+    const segment: string[] = [];
+    const seen = new Set<string>();
+    let id: string | null = this.byId.has(leafId) ? leafId : null;
+    let joinAt = -1;
+    while (id !== null && !seen.has(id)) {
+      const at = this.cachedIndex.get(id);
+      if (at !== undefined) {
+        joinAt = at;
+        break;
+      }
+      seen.add(id);
+      segment.push(id);
+      const parent: string | null = this.byId.get(id)!.parentId;
+      id = parent !== null && this.byId.has(parent) ? parent : null;
+    }
+    segment.reverse();
+    for (let i = joinAt + 1; i < this.cachedPath.length; i++) this.cachedIndex.delete(this.cachedPath[i]!);
+    this.cachedPath.length = joinAt + 1;
+    for (const s of segment) {
+      this.cachedIndex.set(s, this.cachedPath.length);
+      this.cachedPath.push(s);
+    }
+    return this.cachedPath.slice();
   }
 }

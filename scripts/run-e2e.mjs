@@ -5,7 +5,7 @@
 //
 // Usage: node scripts/run-e2e.mjs [--no-build] [--verbose] [mocha args...]
 import { spawnSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureCodeServer } from "./setup-vscode.mjs";
@@ -29,8 +29,9 @@ function runOrExit(command, commandArgs) {
   }
 }
 
-// Screenshots of an earlier run would be mistaken for this one's.
-rmSync(join(root, "test-results"), { recursive: true, force: true });
+// Screenshots of an earlier run would be mistaken for this one's (other artefacts stay).
+const resultsDir = join(root, "test-results");
+if (existsSync(resultsDir)) for (const name of readdirSync(resultsDir)) if (name.endsWith(".png")) rmSync(join(resultsDir, name));
 if (!args.includes("--no-build")) runOrExit("npm", ["run", "--silent", "package"]);
 await ensureCodeServer();
 runOrExit(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "test/e2e/tsconfig.json")]);

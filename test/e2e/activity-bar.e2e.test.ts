@@ -43,7 +43,7 @@ describe("Arbor in the VS Code workbench (e2e)", function () {
     const { workbench } = session!;
     await workbench.openFile("README.md");
     await workbench.runCommand("Markdown: Open Preview to the Side");
-    const heading = workbench.webview().locator("h1");
+    const heading = workbench.webview({ extensionId: "vscode.markdown-language-features" }).locator("h1");
     await heading.waitFor({ state: "visible" });
     assert.equal((await heading.textContent())?.trim(), "e2e workspace");
   });

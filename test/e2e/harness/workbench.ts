@@ -96,11 +96,12 @@ export class Workbench {
   }
 
   /**
-   * The document of the active webview: VS Code nests it two frames deep. With several webviews open,
-   * `index` picks one (in DOM order).
+   * The document of a webview: VS Code nests it two frames deep. `extensionId` picks the webviews of
+   * one extension (the outer frame's URL names it), `index` one of several (in DOM order).
    */
-  webview(index = 0): FrameLocator {
-    return this.page.frameLocator("iframe.webview.ready").nth(index).frameLocator("#active-frame");
+  webview(options: { readonly extensionId?: string; readonly index?: number } = {}): FrameLocator {
+    const owner = options.extensionId ? `[src*="extensionId=${encodeURIComponent(options.extensionId)}"]` : "";
+    return this.page.frameLocator(`iframe.webview.ready${owner}`).nth(options.index ?? 0).frameLocator("#active-frame");
   }
 
   /** Waits for the workbench to show one of {@link colorThemes}. */

@@ -148,6 +148,6 @@ export function paintRow(parts: RowParts, row: Row, ctx: PaintContext): void {
   }
   if (view.detail) parts.badges.appendChild(el("span", "badge detail", view.detail));
   if (span === "kept") parts.badges.appendChild(el("span", "badge kept", "kept from here"));
-  if (row.folded) parts.badges.appendChild(el("span", "badge folded", `${row.children.length} branches`));
+  if (row.folded) parts.badges.appendChild(el("span", "badge folded", `${row.childCount} branches`));
   if (row.node.orphan) parts.badges.appendChild(el("span", "badge orphan", "orphan"));
 }

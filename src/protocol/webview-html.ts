@@ -16,8 +16,9 @@ export interface WebviewHtmlOptions {
 
 const NONCE = /^[A-Za-z0-9+/=_-]{16,128}$/;
 // A CSP source list (VS Code gives e.g. "'self' https://*.vscode-cdn.net") must not be able to end
-// the directive or add another one: keywords in single quotes and host sources, space-separated.
-const CSP_SOURCE = /^(?:'[a-z-]+'|[^;,'"\s<>]+)(?: (?:'[a-z-]+'|[^;,'"\s<>]+)){0,15}$/;
+// the directive, add another one, or widen it: host sources and the 'self' keyword, space-separated;
+// no 'unsafe-*' keywords and no bare "*".
+const CSP_SOURCE = /^(?:'self'|[^;,'"\s<>*][^;,'"\s<>]*)(?: (?:'self'|[^;,'"\s<>*][^;,'"\s<>]*)){0,15}$/;
 
 /** Escapes text for an HTML attribute value or text node. */
 export function escapeHtml(text: string): string {

@@ -117,6 +117,45 @@
     return { x: box.left + Math.min(20, box.width / 2), y: box.top + box.height / 2 };
   };
 
+  /**
+   * Scrolls the tree to each position, one per animation frame, and reports frame intervals, the
+   * main-thread cost of each scroll (from the scroll event's creation to after the list's own
+   * handler, which was registered first) and long tasks (> 50 ms) seen meanwhile.
+   */
+  arbor.scrollBench = async (positions) => {
+    const tree = document.querySelector(".tree");
+    const longTasks = [];
+    const observer = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) longTasks.push(e.duration);
+    });
+    observer.observe({ entryTypes: ["longtask"] });
+    const scrollCosts = [];
+    const onScroll = (e) => scrollCosts.push(performance.now() - e.timeStamp);
+    tree.addEventListener("scroll", onScroll);
+    const frames = [];
+    let last = performance.now();
+    for (const top of positions) {
+      await new Promise((resolve) => requestAnimationFrame(resolve));
+      const now = performance.now();
+      frames.push(now - last);
+      last = now;
+      tree.scrollTop = top;
+    }
+    await arbor.nextPaint();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    tree.removeEventListener("scroll", onScroll);
+    observer.disconnect();
+    const drawn = document.querySelectorAll(".tree .row:not([hidden])").length;
+    return { frames: frames.slice(1), scrollCosts, longTasks, drawn, rowHeight: 22, scrollHeight: tree.scrollHeight };
+  };
+
+  /** Time to structured-clone a message: what VS Code's postMessage costs before our handler runs. */
+  arbor.cloneCost = (message) => {
+    const start = performance.now();
+    structuredClone(message);
+    return performance.now() - start;
+  };
+
   /** Theme variables as VS Code sets them on <html>, plus the body class the toolkit watches. */
   arbor.applyTheme = (kind, vars) => {
     for (const [name, value] of Object.entries(vars)) document.documentElement.style.setProperty(name, value);

@@ -46,6 +46,13 @@ describe("webview HTML", () => {
     assert.throws(() => renderWebviewHtml({ ...options, nonce: "abcDEF0123456789' 'unsafe-inline" }), /nonce/);
     assert.throws(() => renderWebviewHtml({ ...options, cspSource: "https://x; script-src *" }), /CSP source/);
     assert.throws(() => renderWebviewHtml({ ...options, cspSource: "'unsafe-inline'" }), /CSP source/);
+    assert.throws(() => renderWebviewHtml({ ...options, cspSource: "'self' 'unsafe-eval'" }), /CSP source/);
+    assert.throws(() => renderWebviewHtml({ ...options, cspSource: "*" }), /CSP source/);
+  });
+
+  it("accepts VS Code's multi-source CSP source", () => {
+    const out = renderWebviewHtml({ ...options, cspSource: "'self' https://*.vscode-cdn.net" });
+    assert.ok(out.includes("style-src &#39;self&#39; https://*.vscode-cdn.net &#39;nonce-"));
   });
 
   it("escapes the five HTML-significant characters", () => {

@@ -23,8 +23,14 @@ export interface Row {
   readonly node: TreeNode;
   /** The row of the nearest shown ancestor. */
   readonly parentRow: Row | null;
-  /** Shown children, in sibling order. */
-  readonly children: Row[];
+  /**
+   * Shown children, in sibling order, as a linked list (see {@link childRows}): a 100,000-row
+   * chain then allocates no arrays, which is most of what a relayout would otherwise cost.
+   */
+  firstChild: Row | null;
+  lastChild: Row | null;
+  nextSibling: Row | null;
+  childCount: number;
   /** 1-based depth in the drawn tree (the ARIA level): roots and their chains are level 1. */
   level: number;
   /**
@@ -61,11 +67,37 @@ export function isShown(node: TreeNode, options: LayoutOptions): boolean {
 
 /** A branch point can be folded; folding hides all of its descendants. */
 export function isFoldable(row: Row): boolean {
-  return row.children.length > 1;
+  return row.childCount > 1;
+}
+
+/** A row's shown children as an array (for callers that are not hot paths). */
+export function childRows(row: Row): Row[] {
+  const out: Row[] = [];
+  for (let c = row.firstChild; c; c = c.nextSibling) out.push(c);
+  return out;
 }
 
 function newRow(node: TreeNode, parentRow: Row | null): Row {
-  return { node, parentRow, children: [], level: 1, guides: NO_GUIDES, segmentStart: false, folded: false, index: -1 };
+  const row: Row = {
+    node,
+    parentRow,
+    firstChild: null,
+    lastChild: null,
+    nextSibling: null,
+    childCount: 0,
+    level: 1,
+    guides: NO_GUIDES,
+    segmentStart: false,
+    folded: false,
+    index: -1,
+  };
+  if (parentRow) {
+    if (parentRow.lastChild) parentRow.lastChild.nextSibling = row;
+    else parentRow.firstChild = row;
+    parentRow.lastChild = row;
+    parentRow.childCount++;
+  }
+  return row;
 }
 
 /** Lays out the whole tree. Linear in the number of entries; iterative, so deep chains cannot overflow the stack. */
@@ -83,7 +115,7 @@ export function layoutTree(p: TreeProjection, options: LayoutOptions): TreeLayou
     let anchor = anchorStack.pop() as Row | null;
     if (isShown(node, options)) {
       const row = newRow(node, anchor);
-      (anchor ? anchor.children : roots).push(row);
+      if (!anchor) roots.push(row);
       rowById.set(node.summary.id, row);
       anchor = row;
     }
@@ -102,25 +134,27 @@ function placeRows(roots: readonly Row[], rows: Row[], folded: ReadonlySet<strin
   const stack: Row[] = [];
   for (let i = roots.length - 1; i >= 0; i--) stack.push(roots[i]);
   while (stack.length > 0) {
-    const row = stack.pop() as Row;
-    row.index = rows.length;
-    rows.push(row);
-    const kids = row.children;
-    if (kids.length === 1) {
-      const child = kids[0];
+    let row = stack.pop() as Row;
+    // Walk a chain without touching the stack: one child continues the segment.
+    for (;;) {
+      row.index = rows.length;
+      rows.push(row);
+      const child = row.firstChild;
+      if (!child || row.childCount !== 1) break;
       child.level = row.level;
       child.guides = row.guides;
+      row = child;
+    }
+    if (row.childCount < 2) continue;
+    row.folded = folded.has(row.node.summary.id);
+    if (row.folded) continue;
+    const kids = childRows(row);
+    for (let i = kids.length - 1; i >= 0; i--) {
+      const child = kids[i];
+      child.level = row.level + 1;
+      child.guides = [...row.guides, i < kids.length - 1];
+      child.segmentStart = true;
       stack.push(child);
-    } else if (kids.length > 1) {
-      row.folded = folded.has(row.node.summary.id);
-      if (row.folded) continue;
-      for (let i = kids.length - 1; i >= 0; i--) {
-        const child = kids[i];
-        child.level = row.level + 1;
-        child.guides = [...row.guides, i < kids.length - 1];
-        child.segmentStart = true;
-        stack.push(child);
-      }
     }
   }
 }
@@ -145,11 +179,10 @@ export function appendToLayout(layout: TreeLayout, added: readonly TreeNode[], o
       layout.rowById.set(node.summary.id, row);
       continue;
     }
-    if (anchor.index < 0 || anchor.children.length > 0) return false;
+    if (anchor.index < 0 || anchor.childCount > 0) return false;
     const row = newRow(node, anchor);
     row.level = anchor.level;
     row.guides = anchor.guides;
-    anchor.children.push(row);
     layout.rowById.set(node.summary.id, row);
     insertRow(layout.rows, anchor.index + 1, row);
   }

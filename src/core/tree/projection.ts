@@ -95,29 +95,37 @@ function emptyProjection(): TreeProjection {
  */
 export function projectTree(entries: readonly EntrySummary[]): TreeProjection {
   const p = emptyProjection();
-  const winner = new Map<string, number>();
-  for (let i = 0; i < entries.length; i++) winner.set(entries[i].id, i);
-  p.duplicateCount = entries.length - winner.size;
   p.nextOrder = entries.length;
-
   const markerEntries = new Map<string, EntrySummary>();
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i];
-    if (winner.get(e.id) !== i) continue;
-    if (e.checkoutMarker) markerEntries.set(e.id, e);
-    else p.nodes.set(e.id, { summary: e, order: i, parent: null, children: [], orphan: false });
+    // The last entry with an id wins; one map lookup per entry keeps a 100,000-entry load cheap.
+    if (e.checkoutMarker) {
+      if (p.nodes.delete(e.id) || markerEntries.has(e.id)) p.duplicateCount++;
+      markerEntries.set(e.id, e);
+    } else {
+      if (markerEntries.delete(e.id) || p.nodes.has(e.id)) p.duplicateCount++;
+      p.nodes.set(e.id, newNode(e, i));
+    }
   }
   for (const id of markerEntries.keys()) resolveMarker(p, markerEntries, id, new Set());
-
-  for (let i = 0; i < entries.length; i++) {
-    const e = entries[i];
-    if (winner.get(e.id) !== i || e.checkoutMarker) continue;
-    const node = p.nodes.get(e.id);
-    if (node) attach(p, node);
-  }
+  for (const node of p.nodes.values()) attach(p, node);
   cutCycles(p);
-  for (const node of p.nodes.values()) sortChildren(node);
+  for (const node of p.nodes.values()) if (node.children.length > 1) sortChildren(node);
+  if (!isSortedByOrder(p.roots)) p.roots.sort((a, b) => a.order - b.order);
   return p;
+}
+
+/** Shared by every childless node; `attach` replaces it before adding a child, never pushes to it. */
+const NO_CHILDREN: TreeNode[] = [];
+
+function newNode(summary: EntrySummary, order: number): TreeNode {
+  return { summary, order, parent: null, children: NO_CHILDREN, orphan: false, time: undefined, searchText: undefined };
+}
+
+function isSortedByOrder(nodes: readonly TreeNode[]): boolean {
+  for (let i = 1; i < nodes.length; i++) if (nodes[i - 1].order > nodes[i].order) return false;
+  return true;
 }
 
 function resolveMarker(
@@ -153,18 +161,14 @@ function attach(p: TreeProjection, node: TreeNode): void {
     p.roots.push(node);
     return;
   }
-  const parent = p.nodes.get(e.parentId);
+  const parent = p.nodes.get(e.parentId) ?? p.markers.get(e.parentId)?.node;
   if (parent) {
     node.parent = parent;
-    parent.children.push(node);
+    if (parent.children.length === 0) parent.children = [node];
+    else parent.children.push(node);
     return;
   }
   const marker = p.markers.get(e.parentId);
-  if (marker && marker.node) {
-    node.parent = marker.node;
-    marker.node.children.push(node);
-    return;
-  }
   node.orphan = marker ? marker.orphan : true;
   if (!marker) p.missingParentIds.add(e.parentId);
   p.roots.push(node);
@@ -240,7 +244,7 @@ export function appendToProjection(p: TreeProjection, entries: readonly EntrySum
       p.markers.set(e.id, markerTargetOf(p, e));
       continue;
     }
-    const node: TreeNode = { summary: e, order, parent: null, children: [], orphan: false };
+    const node = newNode(e, order);
     p.nodes.set(e.id, node);
     attach(p, node);
     // Appends usually carry the newest timestamp; an older one (a clock change) must still sort.

@@ -1,0 +1,110 @@
+/** Finding the provider and model info for a model a session names, and the session's current choice. */
+import type { SessionManager } from "../session/session-manager";
+import { THINKING_LEVELS, type ModelRef, type ThinkingLevel } from "../session/types";
+import { DEFAULT_CONTEXT_WINDOW } from "./providers/openai-compatible-provider";
+import type { ModelInfo, ModelProvider } from "./providers/provider";
+
+/** Where models come from: the host's providers, and what it knows about their models. */
+export interface ModelSource {
+  providers: readonly ModelProvider[];
+  /** Known details (context window, pricing) of a model; undefined when the host knows nothing. */
+  describeModel?: (ref: ModelRef) => ModelInfo | undefined;
+}
+
+export function isThinkingLevel(value: unknown): value is ThinkingLevel {
+  return typeof value === "string" && (THINKING_LEVELS as readonly string[]).includes(value);
+}
+
+/** The provider with this id, if the host has it. */
+export function findProvider(source: ModelSource, providerId: string): ModelProvider | undefined {
+  return source.providers.find((provider) => provider.id === providerId);
+}
+
+/** A provider that can describe its own models without a network call (the OpenAI-compatible one can). */
+interface DescribingProvider extends ModelProvider {
+  describeModel(modelId: string): ModelInfo;
+}
+
+function canDescribe(provider: ModelProvider): provider is DescribingProvider {
+  return typeof (provider as Partial<DescribingProvider>).describeModel === "function";
+}
+
+/**
+ * The model info for a model a session names, when its provider is available: the host's details,
+ * else the provider's own, else defaults. Undefined when no provider with that id is configured.
+ */
+export function resolveModel(source: ModelSource, ref: ModelRef): ModelInfo | undefined {
+  const provider = findProvider(source, ref.provider);
+  if (!provider) return undefined;
+  const known = source.describeModel?.(ref);
+  if (known) return known;
+  if (canDescribe(provider)) return { ...provider.describeModel(ref.modelId), provider: ref.provider };
+  return { provider: ref.provider, id: ref.modelId, name: ref.modelId, contextWindow: DEFAULT_CONTEXT_WINDOW };
+}
+
+/** Whether two model descriptions name the same model. */
+export function sameModel(a: { provider: string; id: string } | undefined, b: { provider: string; id: string } | undefined): boolean {
+  return a?.provider === b?.provider && a?.id === b?.id;
+}
+
+/**
+ * The model and thinking level of one agent session: restored from the path when the session
+ * opens (falling back to the host's defaults), and written back as `model_change` /
+ * `thinking_level_change` entries only where the path does not already say the same.
+ */
+export class ModelSelection {
+  private current: ModelInfo | undefined;
+  private level: ThinkingLevel;
+
+  constructor(
+    private readonly source: ModelSource,
+    private readonly sessionManager: SessionManager,
+    defaults: { model?: ModelInfo; thinkingLevel?: ThinkingLevel },
+  ) {
+    const context = sessionManager.buildSessionContext();
+    const hasLevel = sessionManager.getBranch().some((e) => e.type === "thinking_level_change");
+    this.level = hasLevel && isThinkingLevel(context.thinkingLevel) ? context.thinkingLevel : (defaults.thinkingLevel ?? "off");
+    this.current = (context.model ? resolveModel(source, context.model) : undefined) ?? defaults.model;
+  }
+
+  get model(): ModelInfo | undefined {
+    return this.current;
+  }
+  get thinkingLevel(): ThinkingLevel {
+    return this.level;
+  }
+
+  /** The provider serving the current model, if configured. */
+  provider(): ModelProvider | undefined {
+    return this.current ? findProvider(this.source, this.current.provider) : undefined;
+  }
+
+  /** Selects a model; throws when no provider serves it. Returns whether it changed. */
+  setModel(model: ModelInfo): boolean {
+    if (!findProvider(this.source, model.provider)) throw new Error(`No provider "${model.provider}" is configured.`);
+    const changed = !sameModel(this.current, model);
+    this.current = model;
+    this.record();
+    return changed;
+  }
+
+  /** Returns whether it changed. */
+  setThinkingLevel(level: ThinkingLevel): boolean {
+    if (!isThinkingLevel(level)) throw new Error(`Unknown thinking level: ${String(level)}`);
+    const changed = level !== this.level;
+    this.level = level;
+    this.record();
+    return changed;
+  }
+
+  /** Appends model / thinking-level entries where the current path resolves to something else. */
+  record(): void {
+    if (this.sessionManager.isReadOnly()) return;
+    const context = this.sessionManager.buildSessionContext();
+    const model = this.current;
+    if (model && (context.model?.provider !== model.provider || context.model.modelId !== model.id)) {
+      this.sessionManager.appendModelChange(model.provider, model.id);
+    }
+    if (context.thinkingLevel !== this.level) this.sessionManager.appendThinkingLevelChange(this.level);
+  }
+}

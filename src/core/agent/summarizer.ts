@@ -1,0 +1,45 @@
+import type { SummaryRequest } from "../compaction/summary-requests";
+import type { ThinkingLevel } from "../session/types";
+import { collectStream, type ModelInfo, type ModelProvider } from "./providers/provider";
+
+/** How a summary call ended. */
+export type SummaryOutcome = { kind: "ok"; text: string } | { kind: "aborted" } | { kind: "error"; message: string };
+
+/**
+ * Sends one summary request (compaction or branch summary) through the session's provider and
+ * returns the reply's text. Never throws: aborts and failures come back as outcomes, so callers can
+ * make sure nothing is written unless a summary actually arrived.
+ */
+export async function requestSummary(
+  provider: ModelProvider,
+  model: ModelInfo,
+  request: SummaryRequest,
+  signal: AbortSignal,
+  thinkingLevel?: ThinkingLevel,
+): Promise<SummaryOutcome> {
+  if (signal.aborted) return { kind: "aborted" };
+  let reply;
+  try {
+    reply = await collectStream(
+      provider.stream(
+        {
+          model,
+          systemPrompt: request.systemPrompt,
+          messages: [{ role: "user", content: [{ type: "text", text: request.prompt }], timestamp: Date.now() }],
+          maxTokens: request.maxTokens,
+          thinkingLevel,
+        },
+        signal,
+      ),
+    );
+  } catch (error) {
+    return signal.aborted ? { kind: "aborted" } : { kind: "error", message: error instanceof Error ? error.message : String(error) };
+  }
+  if (reply.stopReason === "aborted" || signal.aborted) return { kind: "aborted" };
+  if (reply.stopReason === "error") return { kind: "error", message: reply.errorMessage ?? "The model failed without saying why." };
+  const text = reply.content
+    .filter((block) => block.type === "text")
+    .map((block) => (block.type === "text" ? block.text : ""))
+    .join("\n");
+  return { kind: "ok", text };
+}

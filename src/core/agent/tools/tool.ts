@@ -1,0 +1,71 @@
+/**
+ * The tool interface of the agent loop: what the model may call, and how a call is carried out.
+ * Hosts register tools (the core coding tools, or their own), may disable some and may require a
+ * confirmation before others run.
+ */
+import type { ImageContent, TextContent } from "../../session/types";
+import type { ToolDefinition } from "../providers/provider";
+import type { OutputLimits } from "../output/output-limits";
+
+/** What a tool call gets besides its arguments. */
+export interface ToolContext {
+  /** The session's working directory; file tools only work inside it. */
+  cwd: string;
+  toolCallId: string;
+  /** Aborted when the user stops the run. */
+  signal: AbortSignal;
+  /** Caps on inline output (see output-limits). */
+  limits: OutputLimits;
+  /** Whether the host allows running shell commands (false in untrusted workspaces). */
+  allowShell: boolean;
+  /** Folder for full-output files (default: the system temp folder). */
+  outputDirectory?: string;
+  /** Streams partial output to the front end while the tool runs. */
+  onUpdate?: (text: string) => void;
+}
+
+/** A tool's answer; it becomes the `toolResult` message. */
+export interface ToolOutcome {
+  content: (TextContent | ImageContent)[];
+  /** Structured extras kept in the session (e.g. truncation facts); never sent to the model. */
+  details?: unknown;
+  isError?: boolean;
+}
+
+/** A tool the agent can run for the model. */
+export interface AgentTool {
+  /** The name, description and JSON Schema parameters the model sees. */
+  readonly definition: ToolDefinition;
+  /** Tools that run shell commands are refused when the host disallows shell execution. */
+  readonly runsShell?: boolean;
+  /**
+   * Carries out one call. Throwing is fine: the message becomes an error result the model reads.
+   * Must stop promptly when `context.signal` aborts.
+   */
+  execute(args: Record<string, unknown>, context: ToolContext): Promise<ToolOutcome>;
+}
+
+/** A text-only outcome. */
+export function textOutcome(text: string, isError = false, details?: unknown): ToolOutcome {
+  const outcome: ToolOutcome = { content: [{ type: "text", text }] };
+  if (isError) outcome.isError = true;
+  if (details !== undefined) outcome.details = details;
+  return outcome;
+}
+
+/** Reads a required string argument, or throws a message the model can act on. */
+export function requireString(args: Record<string, unknown>, name: string): string {
+  const value = args[name];
+  if (typeof value !== "string") throw new Error(`The "${name}" argument is required and must be a string.`);
+  return value;
+}
+
+/** Reads an optional positive integer argument, or throws. */
+export function optionalPositiveInt(args: Record<string, unknown>, name: string): number | undefined {
+  const value = args[name];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
+    throw new Error(`The "${name}" argument must be a whole number of at least 1.`);
+  }
+  return value;
+}

@@ -70,7 +70,7 @@ export class ToolSet {
   /** Runs one call and returns its toolResult message; never throws. */
   async run(call: ToolCall, options: ToolRunOptions): Promise<ToolResultMessage> {
     const outcome = await this.outcomeOf(call, options);
-    const content = await capContent(outcome.content, options);
+    const content = this.byName.get(call.name)?.capsOwnOutput ? outcome.content : await capContent(outcome.content, options);
     const message: ToolResultMessage = {
       role: "toolResult",
       toolCallId: call.id,

@@ -6,6 +6,7 @@ import { requireString, textOutcome, type AgentTool, type ToolOutcome } from "./
 export function createBashTool(options: { shellPath?: string } = {}): AgentTool {
   return {
     runsShell: true,
+    capsOwnOutput: true,
     definition: {
       name: "bash",
       description:

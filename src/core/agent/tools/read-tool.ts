@@ -18,6 +18,7 @@ const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 /** `read`: a text file (a window of lines, capped) or an image, inside the session's cwd. */
 export function createReadTool(): AgentTool {
   return {
+    capsOwnOutput: true,
     definition: {
       name: "read",
       description:

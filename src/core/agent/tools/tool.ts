@@ -38,6 +38,8 @@ export interface AgentTool {
   readonly definition: ToolDefinition;
   /** Tools that run shell commands are refused when the host disallows shell execution. */
   readonly runsShell?: boolean;
+  /** The tool cuts its own output to `context.limits` (with its own note); other tools' output is cut by the runner. */
+  readonly capsOwnOutput?: boolean;
   /**
    * Carries out one call. Throwing is fine: the message becomes an error result the model reads.
    * Must stop promptly when `context.signal` aborts.

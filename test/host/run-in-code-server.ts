@@ -9,7 +9,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { format, inspect } from "node:util";
+import { format, inspect, stripVTControlCharacters } from "node:util";
 import { launchChromium } from "../e2e/harness/browser";
 import { createSandbox } from "../e2e/harness/sandbox";
 import { startVscodeServer } from "../e2e/harness/servers";
@@ -108,7 +108,9 @@ export async function runHostTestsInCodeServer(options: HostTestRunOptions): Pro
  * verbose.
  */
 function formatLog(type: string, args: unknown[], verbose: boolean): string[] {
-  const text = typeof args[0] === "string" ? format(...args) : args.map((arg) => inspect(arg)).join(" ");
+  const formatted = typeof args[0] === "string" ? format(...args) : args.map((arg) => inspect(arg)).join(" ");
+  // Mocha colours its symbols whenever it believes a terminal (or CI) can show them; logs get plain text.
+  const text = process.stdout.isTTY ? formatted : stripVTControlCharacters(formatted);
   if (!verbose && workbenchChatter.some((pattern) => pattern.test(text))) return [];
   const prefix = type === "error" || type === "warn" || type === "warning" ? `[${type}] ` : "";
   return text.split("\n").map((line) => prefix + line);

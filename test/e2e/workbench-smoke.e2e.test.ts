@@ -3,9 +3,10 @@
  * driven in chromium like a user would.
  */
 import { strict as assert } from "node:assert";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createSampleSessions, SampleSessions } from "../support/sample-sessions";
 import { openWorkbench, WorkbenchSession } from "./harness";
 
 describe("Arbor in the VS Code workbench (e2e)", function () {
@@ -13,10 +14,16 @@ describe("Arbor in the VS Code workbench (e2e)", function () {
   let folder: string;
   let session: WorkbenchSession | undefined;
 
+  let samples: SampleSessions;
+
   before(async () => {
-    folder = mkdtempSync(join(tmpdir(), "arbor-e2e-workspace-"));
-    writeFileSync(join(folder, "README.md"), "# e2e workspace\n");
-    session = await openWorkbench({ folder, theme: "light" });
+    folder = mkdtempSync(join(tmpdir(), "arbor-e2e-"));
+    const workspace = join(folder, "workspace");
+    const agentDir = join(folder, "agent");
+    mkdirSync(workspace);
+    writeFileSync(join(workspace, "README.md"), "# e2e workspace\n");
+    samples = await createSampleSessions({ agentDir, cwd: workspace });
+    session = await openWorkbench({ folder: workspace, theme: "light", env: { PI_CODING_AGENT_DIR: agentDir } });
   });
 
   afterEach(async function () {
@@ -37,6 +44,16 @@ describe("Arbor in the VS Code workbench (e2e)", function () {
     assert.match((await sideBar.locator(".composite.title h2").textContent()) ?? "", /arbor/i);
     const shot = await workbench.screenshot("arbor-container");
     assert.ok(existsSync(shot));
+  });
+
+  it("lists the workspace's Pi sessions, so the packaged extension activated and read them", async () => {
+    const { workbench } = session!;
+    await workbench.openViewContainer("Arbor");
+    const sessions = workbench.viewPane("Sessions");
+    for (const name of [samples.mainName, samples.forkName]) {
+      await sessions.locator(".monaco-list-row", { hasText: name }).first().waitFor({ state: "visible" });
+    }
+    await workbench.screenshot("arbor-sessions");
   });
 
   it("reaches into a webview two frames deep (the built-in Markdown preview)", async () => {

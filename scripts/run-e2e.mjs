@@ -34,6 +34,8 @@ const resultsDir = join(root, "test-results");
 if (existsSync(resultsDir)) for (const name of readdirSync(resultsDir)) if (name.endsWith(".png")) rmSync(join(resultsDir, name));
 if (!args.includes("--no-build")) runOrExit("npm", ["run", "--silent", "package"]);
 await ensureCodeServer();
+// A test file deleted or renamed in the sources must not keep running from a stale compiled copy.
+rmSync(join(root, "out/test/e2e"), { recursive: true, force: true });
 runOrExit(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "test/e2e/tsconfig.json")]);
 // Mocha runs in a child so that its exit hooks (which stop every server and browser) run as usual.
 const status = run(process.execPath, [

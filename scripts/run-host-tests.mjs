@@ -5,6 +5,7 @@
 //
 // Usage: node scripts/run-host-tests.mjs [--no-build] [--verbose] [--timeout <ms>] [--grep <pattern>]
 import { spawnSync } from "node:child_process";
+import { rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,6 +31,8 @@ function run(command, commandArgs) {
 
 if (!args.includes("--no-build")) run(process.execPath, [join(root, "scripts/build.mjs")]);
 await ensureCodeServer();
+// A test file deleted or renamed in the sources must not keep running from a stale compiled copy.
+rmSync(join(root, "out/test/host"), { recursive: true, force: true });
 run(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "test/host/tsconfig.json")]);
 
 const require = createRequire(import.meta.url);

@@ -1,4 +1,4 @@
-import { describeEntry, formatTokens } from "../src/core/tree/entry-view";
+import { describeEntry, formatCount, formatTokens } from "../src/core/tree/entry-view";
 import { FILTER_MODES, FILTER_MODE_NAMES, type FilterMode } from "../src/core/tree/filters";
 import { firstChildIndex, isFoldable, visualParentIndex, type Row } from "../src/core/tree/layout";
 import { TreeViewModel } from "../src/core/tree/tree-view-model";
@@ -42,6 +42,7 @@ export class TreeApp implements Disposable {
   private searchTimer = 0;
   private saveTimer = 0;
   private hasState = false;
+  private paintCtx: PaintContext | undefined;
 
   private constructor(root: HTMLElement, private readonly api: VsCodeApi) {
     const saved = parseUiState(api.getState());
@@ -61,9 +62,14 @@ export class TreeApp implements Disposable {
       choices: FILTER_MODES.map((m) => ({ value: m, text: FILTER_MODE_NAMES[m] })),
     });
     this.list = new TreeList({
+      beginPaint: () => {
+        this.paintCtx = this.paintContext();
+      },
+      rowAt: (index) => this.model.rows[index],
+      stateKey: (index) => this.stateKey(index),
       paint: (parts, index) => {
         const row = this.model.rows[index];
-        if (row) paintRow(parts, row, this.paintContext());
+        if (row) paintRow(parts, row, this.paintCtx ?? this.paintContext());
       },
       onRowClick: (index, onTwisty) => this.handleRowClick(index, onTwisty),
       onRowContextMenu: (index) => this.select(index, false),
@@ -189,7 +195,7 @@ export class TreeApp implements Disposable {
     const rows = this.model.rows;
     this.list.setRowCount(rows.length);
     this.list.setActiveIndex(this.selectedIndex());
-    this.list.invalidate();
+    this.list.render();
     this.nameLine.textContent = this.model.sessionId === null ? "" : (this.model.name ?? "Untitled session");
     this.nameLine.hidden = this.model.sessionId === null;
     this.empty.hidden = rows.length > 0;
@@ -209,11 +215,20 @@ export class TreeApp implements Disposable {
       this.status.textContent = "";
       return;
     }
-    const shown = this.model.rows.length.toLocaleString("en-US");
-    const total = this.model.projection.nodes.size.toLocaleString("en-US");
+    const shown = formatCount(this.model.rows.length);
+    const total = formatCount(this.model.projection.nodes.size);
     const leaf = this.model.leafRow();
     const hiddenLeaf = leaf && !leaf.exact ? " · leaf hidden by filter" : "";
     this.status.textContent = `${shown} of ${total} entries · ${FILTER_MODE_NAMES[this.model.filter]}${hiddenLeaf}`;
+  }
+
+  /** What a row's look depends on besides the row itself (see TreeList). */
+  private stateKey(index: number): string {
+    const row = this.model.rows[index];
+    const ctx = this.paintCtx;
+    if (!row || !ctx) return "";
+    const id = row.node.summary.id;
+    return `${ctx.onActivePath(id) ? 1 : 0}${ctx.leafState(row) ?? "-"}${ctx.isSelected(row) ? 1 : 0}${ctx.spanState(id) ?? "-"}${ctx.label(id) ?? ""}`;
   }
 
   private paintContext(): PaintContext {
@@ -263,7 +278,7 @@ export class TreeApp implements Disposable {
     this.selectedId = row.node.summary.id;
     this.updateSpan();
     this.list.setActiveIndex(index);
-    this.list.invalidate();
+    this.list.render();
     if (scroll) this.list.scrollToIndex(index);
     this.renderDetails();
     if (changed && this.model.sessionId !== null) {
@@ -312,7 +327,7 @@ export class TreeApp implements Disposable {
     const facts: string[] = [];
     if (type === "compaction") {
       if (summary.tokensBefore !== undefined) facts.push(`${formatTokens(summary.tokensBefore)} tokens before`);
-      if (this.span) facts.push(`replaced ${this.span.replaced.size.toLocaleString("en-US")} entries`);
+      if (this.span) facts.push(`replaced ${formatCount(this.span.replaced.size)} entries`);
     }
     const id = summary.id;
     let body = this.detailsCache.get(id);

@@ -28,6 +28,10 @@ export interface RowParts {
   tag: HTMLSpanElement;
   text: HTMLSpanElement;
   badges: HTMLSpanElement;
+  /** What the parts were last filled from: unchanged parts are not rebuilt (fewer nodes, less garbage while scrolling). */
+  guidesKey: string;
+  textKey: string;
+  badgesKey: string;
 }
 
 export function createRowParts(slotId: string): RowParts {
@@ -43,28 +47,45 @@ export function createRowParts(slotId: string): RowParts {
     tag: el("span", "tag"),
     text: el("span", "text"),
     badges: el("span", "badges"),
+    guidesKey: "",
+    textKey: "",
+    badgesKey: "",
   };
   for (const part of [parts.guides, parts.twisty, parts.marker, parts.icon]) part.setAttribute("aria-hidden", "true");
   root.append(parts.guides, parts.twisty, parts.marker, parts.icon, parts.tag, parts.text, parts.badges);
   return parts;
 }
 
-function paintGuides(target: HTMLElement, row: Row): void {
-  target.textContent = "";
+/** One character per indent column: l(ine), b(lank), t(ee), e(lbow), after an optional "+N" prefix. */
+function guidesKeyOf(row: Row): string {
   const columns = row.level - 1;
   const first = Math.max(0, columns - MAX_COLUMNS);
-  if (first > 0) {
-    const more = el("span", "guide more", "…");
-    more.title = `${first} more levels`;
-    target.appendChild(more);
-  }
+  let key = first > 0 ? `+${first}:` : "";
   for (let k = first; k < columns; k++) {
     const own = k === columns - 1;
-    let kind: string;
-    if (own && row.segmentStart) kind = row.guides[k] ? "tee" : "elbow";
-    else kind = row.guides[k] ? "line" : "blank";
-    target.appendChild(el("span", `guide ${kind}`));
+    if (own && row.segmentStart) key += row.guides[k] ? "t" : "e";
+    else key += row.guides[k] ? "l" : "b";
   }
+  return key;
+}
+
+const GUIDE_CLASS: Readonly<Record<string, string>> = { l: "guide line", b: "guide blank", t: "guide tee", e: "guide elbow" };
+
+function paintGuides(parts: RowParts, row: Row): void {
+  const key = guidesKeyOf(row);
+  if (key === parts.guidesKey) return;
+  parts.guidesKey = key;
+  const target = parts.guides;
+  target.textContent = "";
+  let kinds = key;
+  const colon = key.indexOf(":");
+  if (colon >= 0) {
+    const more = el("span", "guide more", "…");
+    more.title = `${key.slice(1, colon)} more levels`;
+    target.appendChild(more);
+    kinds = key.slice(colon + 1);
+  }
+  for (const kind of kinds) target.appendChild(el("span", GUIDE_CLASS[kind]));
 }
 
 function paintText(target: HTMLElement, text: string, tokens: readonly string[]): void {
@@ -83,6 +104,10 @@ function paintText(target: HTMLElement, text: string, tokens: readonly string[])
   if (at < text.length) target.appendChild(document.createTextNode(text.slice(at)));
 }
 
+function setIfChanged(target: HTMLElement, name: string, value: string): void {
+  if (target.getAttribute(name) !== value) target.setAttribute(name, value);
+}
+
 /** Fills a pooled row element for one row. Text only ever goes in as text. */
 export function paintRow(parts: RowParts, row: Row, ctx: PaintContext): void {
   const summary = row.node.summary;
@@ -96,20 +121,17 @@ export function paintRow(parts: RowParts, row: Row, ctx: PaintContext): void {
   const foldable = isFoldable(row);
   const root = parts.root;
 
-  root.className = `row kind-${view.kind}`;
-  const toggles: [string, boolean][] = [
-    ["on-path", onPath],
-    ["leaf", leaf === "exact"],
-    ["leaf-inside", leaf === "inside"],
-    ["selected", selected],
-    ["error", view.isError],
-    ["replaced", span === "replaced"],
-    ["kept", span === "kept"],
-    ["segment-start", row.segmentStart],
-    ["top", row.level === 1 && row.parentRow === null],
-    ["orphan", row.node.orphan],
-  ];
-  for (const [name, on] of toggles) if (on) root.classList.add(name);
+  let classes = `row kind-${view.kind}`;
+  if (onPath) classes += " on-path";
+  if (leaf === "exact") classes += " leaf";
+  if (leaf === "inside") classes += " leaf-inside";
+  if (selected) classes += " selected";
+  if (view.isError) classes += " error";
+  if (span) classes += ` ${span}`;
+  if (row.segmentStart) classes += " segment-start";
+  if (row.level === 1 && row.parentRow === null) classes += " top";
+  if (row.node.orphan) classes += " orphan";
+  if (root.className !== classes) root.className = classes;
 
   root.setAttribute("aria-level", String(row.level));
   root.setAttribute("aria-selected", String(selected));
@@ -117,9 +139,9 @@ export function paintRow(parts: RowParts, row: Row, ctx: PaintContext): void {
   else root.removeAttribute("aria-expanded");
   if (leaf === "exact") root.setAttribute("aria-current", "true");
   else root.removeAttribute("aria-current");
-  root.setAttribute("aria-label", accessibleNameOf(view, { label, isLeaf: leaf === "exact", onActivePath: onPath }));
+  setIfChanged(root, "aria-label", accessibleNameOf(view, { label, isLeaf: leaf === "exact", onActivePath: onPath }));
   root.dataset.index = String(row.index);
-  root.dataset.vscodeContext = JSON.stringify({
+  setIfChanged(root, "data-vscode-context", JSON.stringify({
     webviewSection: "entry",
     entryId: id,
     entryType: summary.type,
@@ -127,16 +149,23 @@ export function paintRow(parts: RowParts, row: Row, ctx: PaintContext): void {
     hasLabel: label !== undefined,
     isLeaf: leaf === "exact",
     preventDefaultContextMenuItems: true,
-  });
+  }));
   root.title = summary.timestamp ? `${view.tag} · ${summary.timestamp}${row.node.orphan ? " · parent missing" : ""}` : view.tag;
 
-  paintGuides(parts.guides, row);
+  paintGuides(parts, row);
   parts.twisty.className = foldable ? `twisty codicon codicon-${row.folded ? "chevron-right" : "chevron-down"}` : "twisty";
   parts.marker.className = leaf === "exact" ? "marker codicon codicon-circle-filled" : leaf === "inside" ? "marker codicon codicon-circle-outline" : onPath ? "marker codicon codicon-primitive-dot" : "marker";
   parts.icon.className = `icon codicon codicon-${view.icon}`;
-  parts.tag.textContent = view.tag;
-  paintText(parts.text, view.text, ctx.searchTokens);
+  if (parts.tag.textContent !== view.tag) parts.tag.textContent = view.tag;
+  const textKey = `${ctx.searchTokens.join(" ")}\n${view.text}`;
+  if (textKey !== parts.textKey) {
+    parts.textKey = textKey;
+    paintText(parts.text, view.text, ctx.searchTokens);
+  }
 
+  const badgesKey = `${label ?? "\u0000"}|${view.detail ?? ""}|${span === "kept"}|${row.folded ? row.childCount : 0}|${row.node.orphan}|${ctx.searchTokens.join(" ")}`;
+  if (badgesKey === parts.badgesKey) return;
+  parts.badgesKey = badgesKey;
   parts.badges.textContent = "";
   if (label !== undefined) {
     const badge = el("span", "badge label");

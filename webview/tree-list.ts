@@ -7,6 +7,12 @@ export const ROW_HEIGHT = 22;
 const OVERSCAN = 12;
 
 export interface TreeListCallbacks {
+  /** Called once per render pass, before any row is asked about. */
+  beginPaint(): void;
+  /** The row object at an index: a different object means a repaint. */
+  rowAt(index: number): object | undefined;
+  /** Everything else a row's look depends on (path, leaf, selection, label...): a different key means a repaint. */
+  stateKey(index: number): string;
   paint(parts: RowParts, index: number): void;
   onRowClick(index: number, onTwisty: boolean): void;
   onRowContextMenu(index: number): void;
@@ -18,14 +24,18 @@ interface Slot {
   parts: RowParts;
   /** Row index last painted into this slot (-1: none). */
   index: number;
-  /** `TreeList.version` at that paint. */
-  version: number;
+  /** The row object and state key of that paint. */
+  row: object | undefined;
+  key: string;
+  /** The render pass that last used this slot. */
+  pass: number;
 }
 
 /**
  * A virtualised list: a scroll container whose only children are a sized canvas and a small pool
  * of absolutely positioned row elements, reused as the view scrolls. Row i always lives in slot
- * i mod pool size, so a one-row scroll repaints one row.
+ * i mod pool size, so a one-row scroll repaints one row; and a slot whose row and state key are
+ * unchanged is not repainted, so a checkout repaints only the rows whose path state changed.
  */
 export class TreeList implements Disposable {
   readonly element: HTMLDivElement;
@@ -33,7 +43,7 @@ export class TreeList implements Disposable {
   private readonly slots: Slot[] = [];
   private readonly disposables: Disposable[] = [];
   private rowCount = 0;
-  private version = 0;
+  private pass = 0;
   private activeIndex = -1;
   private viewportHeight = 0;
 
@@ -63,16 +73,11 @@ export class TreeList implements Disposable {
     this.disposables.push({ dispose: () => resize.disconnect() });
   }
 
-  /** The number of rows; call `invalidate` after it to repaint. */
+  /** The number of rows; call `render` after it. */
   setRowCount(count: number): void {
+    if (count === this.rowCount) return;
     this.rowCount = count;
     this.canvas.style.height = `${count * ROW_HEIGHT}px`;
-  }
-
-  /** Forgets every painted row and paints the visible ones again, now. */
-  invalidate(): void {
-    this.version++;
-    this.render();
   }
 
   /** Rows that fit in the viewport. */
@@ -108,7 +113,7 @@ export class TreeList implements Disposable {
     this.updateActiveDescendant();
   }
 
-  /** Paints the rows in view (plus overscan) that are not already up to date. */
+  /** Paints the rows in view (plus overscan) whose row or state changed, now. */
   render(): void {
     const height = this.height();
     const scrollTop = this.element.scrollTop;
@@ -116,24 +121,27 @@ export class TreeList implements Disposable {
     const last = Math.min(this.rowCount - 1, Math.ceil((scrollTop + height) / ROW_HEIGHT) + OVERSCAN);
     this.ensureSlots(Math.ceil(height / ROW_HEIGHT) + 2 * OVERSCAN + 2);
     const n = this.slots.length;
-    const used = new Set<number>();
+    const pass = ++this.pass;
+    this.callbacks.beginPaint();
     for (let i = first; i <= last; i++) {
-      const slotIndex = i % n;
-      used.add(slotIndex);
-      const slot = this.slots[slotIndex];
-      if (slot.index !== i || slot.version !== this.version) {
+      const slot = this.slots[i % n];
+      slot.pass = pass;
+      const row = this.callbacks.rowAt(i);
+      const key = this.callbacks.stateKey(i);
+      if (slot.index !== i || slot.row !== row || slot.key !== key) {
         slot.index = i;
-        slot.version = this.version;
+        slot.row = row;
+        slot.key = key;
         this.callbacks.paint(slot.parts, i);
         slot.parts.root.style.transform = `translateY(${i * ROW_HEIGHT}px)`;
+        slot.parts.root.hidden = false;
       }
-      slot.parts.root.hidden = false;
     }
-    for (let s = 0; s < n; s++) {
-      if (used.has(s)) continue;
-      const slot = this.slots[s];
+    for (const slot of this.slots) {
+      if (slot.pass === pass || slot.index < 0) continue;
       slot.parts.root.hidden = true;
       slot.index = -1;
+      slot.row = undefined;
     }
     this.updateActiveDescendant();
     this.callbacks.onScroll(scrollTop);
@@ -156,7 +164,7 @@ export class TreeList implements Disposable {
       const parts = createRowParts(`tree-row-${this.slots.length}`);
       parts.root.hidden = true;
       this.canvas.appendChild(parts.root);
-      this.slots.push({ parts, index: -1, version: -1 });
+      this.slots.push({ parts, index: -1, row: undefined, key: "", pass: 0 });
     }
     for (const slot of this.slots) slot.index = -1;
   }

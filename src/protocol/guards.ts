@@ -64,6 +64,7 @@ function isArrayOf<T>(x: unknown, max: number, check: (v: unknown) => v is T): x
 }
 
 const isLabelText = (x: unknown): x is string => typeof x === "string" && x.length > 0 && x.length <= LIMITS.labelLength;
+const isLabelField = (x: unknown): x is string => isText(x, LIMITS.labelLength);
 
 /** Checks every field of an entry summary. */
 export function isEntrySummary(x: unknown): x is EntrySummary {
@@ -86,7 +87,7 @@ export function isEntrySummary(x: unknown): x is EntrySummary {
     isOptional(x.firstKeptEntryId, isEntryId) &&
     isOptional(x.fromId, isEntryId) &&
     isOptional(x.targetId, isEntryId) &&
-    isOptional(x.label, (v) => isText(v, LIMITS.labelLength)) &&
+    isOptional(x.label, isLabelField) &&
     isOptional(x.provider, isName) &&
     isOptional(x.modelId, isName) &&
     isOptional(x.thinkingLevel, isName) &&

@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { accessibleNameOf, describeEntry, formatTokens } from "../../src/core/tree/entry-view";
+import { accessibleNameOf, describeEntry, formatCount, formatTokens } from "../../src/core/tree/entry-view";
 import { entry } from "../support/webview-harness.fixtures";
 
 describe("entry view (the row model)", () => {
@@ -51,5 +51,9 @@ describe("entry view (the row model)", () => {
     assert.equal(formatTokens(48_213), "48k");
     assert.equal(formatTokens(1_250_000), "1.3M");
     assert.equal(formatTokens(Number.NaN), "0");
+  });
+
+  it("formats counts with thousands separators", () => {
+    assert.deepEqual([0, 999, 1000, 100_000, 1_234_567].map(formatCount), ["0", "999", "1,000", "100,000", "1,234,567"]);
   });
 });

@@ -76,6 +76,12 @@ describe("tree projection", () => {
     assert.equal(p.nodes.get("x")?.parent, null);
   });
 
+  it("cuts a loop through a checkout marker (an entry under a marker that names it as parent)", () => {
+    const p = projectTree([entry("r", null), entry("x", "m"), entry("m", "x", { type: "custom", customType: "arbor.checkout", checkoutMarker: true })]);
+    assert.deepEqual(shape(p), ["r<-", "x<-"]);
+    assert.equal(p.nodes.get("x")?.orphan, true);
+  });
+
   it("splices checkout markers out: their children hang from the marker's parent", () => {
     const entries = [
       ...chain(["a", "b", "c"]),

@@ -34,6 +34,11 @@ export interface EntryView {
   readonly isError: boolean;
 }
 
+/** 100000 → "100,000", without Intl (its first use costs milliseconds the first paint cannot spare). */
+export function formatCount(n: number): string {
+  return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
 /** 48213 → "48.2k", 1250000 → "1.3M"; exact below a thousand. */
 export function formatTokens(tokens: number): string {
   if (!Number.isFinite(tokens) || tokens < 1000) return String(Math.max(0, Math.round(Number.isFinite(tokens) ? tokens : 0)));

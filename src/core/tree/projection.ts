@@ -109,8 +109,14 @@ export function projectTree(entries: readonly EntrySummary[]): TreeProjection {
     }
   }
   for (const id of markerEntries.keys()) resolveMarker(p, markerEntries, id, new Set());
-  for (const node of p.nodes.values()) attach(p, node);
-  cutCycles(p);
+  // A parent cycle needs an entry whose parent comes later in the file (or is itself, through a
+  // marker); files written in append order have none, and skip the reachability walk.
+  let parentsLater = false;
+  for (const node of p.nodes.values()) {
+    attach(p, node);
+    if (node.parent && node.parent.order >= node.order) parentsLater = true;
+  }
+  if (parentsLater) cutCycles(p);
   for (const node of p.nodes.values()) if (node.children.length > 1) sortChildren(node);
   if (!isSortedByOrder(p.roots)) p.roots.sort((a, b) => a.order - b.order);
   return p;

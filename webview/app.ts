@@ -358,7 +358,9 @@ export class TreeApp implements Disposable {
   private handleKey(e: KeyboardEvent): void {
     const action = treeKeyAction(e);
     if (!action) return;
-    e.preventDefault();
+    // Type-to-search: moving focus during keydown lets the browser type the character into the
+    // search box itself (setting the value by hand races the form control's own update).
+    if (!(action.kind === "focusSearch" && action.text)) e.preventDefault();
     this.runKeyAction(action);
   }
 
@@ -391,9 +393,7 @@ export class TreeApp implements Disposable {
       case "copy":
         return this.act("copyText");
       case "focusSearch":
-        if (action.text) this.search.value = this.search.value + action.text;
         this.search.focus();
-        if (action.text) this.scheduleSearch(this.search.value);
         return;
       case "escape":
         if (this.search.value !== "") {

@@ -67,10 +67,11 @@ export function createSearchField(options: { placeholder: string; label: string 
       field.value = v;
     },
     focus: () => {
-      field.focus();
-      // Type-to-search puts the first character in before focusing: keep the caret after it.
+      // Focus the inner input itself, caret at the end, so that a key being typed lands after the query.
       const input = field.shadowRoot?.querySelector("input");
-      if (input) input.setSelectionRange(input.value.length, input.value.length);
+      if (!input) return field.focus();
+      input.focus();
+      input.setSelectionRange(input.value.length, input.value.length);
     },
     onInput: (handler) => listenTo(field, "input", () => handler(field.value ?? "")),
   };

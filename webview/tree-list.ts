@@ -65,9 +65,12 @@ export class TreeList implements Disposable {
       }),
       listen(this.element, "keydown", (e) => this.callbacks.onKeyDown(e)),
     );
+    // A banner or the details pane appearing shrinks the list: keep the active row in view if it was.
     const resize = new ResizeObserver(() => {
+      const wasVisible = this.isFullyVisible(this.activeIndex);
       this.viewportHeight = this.element.clientHeight;
       this.render();
+      if (wasVisible) this.scrollToIndex(this.activeIndex);
     });
     resize.observe(this.element);
     this.disposables.push({ dispose: () => resize.disconnect() });
@@ -150,6 +153,13 @@ export class TreeList implements Disposable {
   dispose(): void {
     for (const d of this.disposables) d.dispose();
     this.disposables.length = 0;
+  }
+
+  private isFullyVisible(index: number): boolean {
+    if (index < 0 || index >= this.rowCount) return false;
+    const top = index * ROW_HEIGHT;
+    const scrollTop = this.element.scrollTop;
+    return top >= scrollTop && top + ROW_HEIGHT <= scrollTop + this.height();
   }
 
   private height(): number {

@@ -6,6 +6,7 @@
  *
  *   npm run bench:webview            (builds, compiles, runs)
  *   node out/test/bench/webview-bench.js [--entries 100000] [--seed 42]
+ *   node out/test/bench/webview-bench.js --screenshots     (only the screenshots)
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -203,13 +204,19 @@ async function benchBrowser(fixture: TreeFixture, bundle: string): Promise<Recor
   }
 }
 
-/** Screenshots of a mid-sized tree with a compaction selected (summary shown, span marked). */
+/**
+ * Screenshots of a mid-sized tree in both themes: as first shown (leaf in view, read-only banner),
+ * and with a compaction selected (summary shown, the replaced span and the first kept entry marked).
+ */
 async function screenshots(bundle: string): Promise<string[]> {
   const fixture = generateTreeFixture(600, 7);
   const model = TreeViewModel.create();
   model.load({ ...fixture });
   const compaction = model.rows.find((r) => r.node.summary.type === "compaction" && r.index > 30);
+  const kept = compaction ? model.layout.rowById.get(compaction.node.summary.firstKeptEntryId ?? "") : undefined;
   const files: string[] = [];
+  const dir = path.join(repoRoot(), "test-results");
+  await fs.promises.mkdir(dir, { recursive: true });
   for (const theme of [LIGHT_THEME, DARK_THEME] as ThemeVars[]) {
     const harness = await startHarness({ bundlePath: bundle, width: 440, height: 760, theme });
     try {
@@ -218,31 +225,34 @@ async function screenshots(bundle: string): Promise<string[]> {
       await page.evaluate("__arbor.autoCheckout = false");
       await sendAndPaint(page, stateMessageOf(fixture));
       await sendAndPaint(page, { type: "readOnly", notice: { message: "Open in another window: read-only.", canFork: true } });
-      if (compaction) {
-        await page.evaluate(`document.querySelector('.tree').scrollTop = ${Math.max(0, compaction.index * 22 - 300)}`);
-        await page.evaluate("__arbor.nextPaint()");
-        const point = (await page.evaluate(`__arbor.rowPoint(${JSON.stringify(compaction.node.summary.id)})`)) as { x: number; y: number };
-        await page.mouse.click(point.x, point.y);
-        const request = ((await page.evaluate("__arbor.posted")) as { type: string; requestId?: string }[]).find((m) => m.type === "requestDetails");
-        await sendAndPaint(page, {
-          type: "entryDetails",
-          requestId: request?.requestId ?? "none",
-          entryId: compaction.node.summary.id,
-          ok: true,
-          details: {
-            kind: "compaction",
-            summary: "## Goal\nKeep torn lines and report them.\n\n## Progress\n- parser keeps bad lines\n- tests for labels",
-            tokensBefore: compaction.node.summary.tokensBefore ?? 0,
-            firstKeptEntryId: compaction.node.summary.firstKeptEntryId ?? "",
-            readFiles: ["src/core/session/line-parser.ts"],
-            modifiedFiles: ["src/core/session/entry-store.ts"],
-          },
-        });
-      }
+      const first = path.join(dir, `webview-${theme.kind}.png`);
+      await page.screenshot({ path: first });
+      files.push(first);
+      if (!compaction) continue;
+      await sendAndPaint(page, { type: "readOnly", notice: null });
+      const top = Math.max(0, ((kept?.index ?? compaction.index) - 12) * 22);
+      await page.evaluate(`document.querySelector('.tree').scrollTop = ${top}`);
       await page.evaluate("__arbor.nextPaint()");
-      const file = path.join(repoRoot(), "test-results", `webview-${theme.kind}.png`);
-      await page.screenshot({ path: file });
-      files.push(file);
+      const point = (await page.evaluate(`__arbor.rowPoint(${JSON.stringify(compaction.node.summary.id)})`)) as { x: number; y: number };
+      await page.mouse.click(point.x, point.y);
+      const request = ((await page.evaluate("__arbor.posted")) as { type: string; requestId?: string }[]).find((m) => m.type === "requestDetails");
+      await sendAndPaint(page, {
+        type: "entryDetails",
+        requestId: request?.requestId ?? "none",
+        entryId: compaction.node.summary.id,
+        ok: true,
+        details: {
+          kind: "compaction",
+          summary: "## Goal\nKeep torn lines and report them.\n\n## Progress\n- parser keeps bad lines\n- tests for labels",
+          tokensBefore: compaction.node.summary.tokensBefore ?? 0,
+          firstKeptEntryId: compaction.node.summary.firstKeptEntryId ?? "",
+          readFiles: ["src/core/session/line-parser.ts"],
+          modifiedFiles: ["src/core/session/entry-store.ts"],
+        },
+      });
+      const second = path.join(dir, `webview-${theme.kind}-compaction.png`);
+      await page.screenshot({ path: second });
+      files.push(second);
     } finally {
       await harness.close();
     }
@@ -286,6 +296,11 @@ function printTable(core: Record<string, unknown>, browser: Record<string, unkno
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes("--screenshots")) {
+    const files = await screenshots(path.join(repoRoot(), "dist", "webview.js"));
+    console.log(`wrote ${files.map((f) => path.relative(repoRoot(), f)).join(", ")}`);
+    return;
+  }
   const entries = argValue("--entries", 100_000);
   const seed = argValue("--seed", 42);
   const fixture = generateTreeFixture(entries, seed);

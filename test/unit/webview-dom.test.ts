@@ -210,6 +210,7 @@ describe("Conversation Tree webview in Chromium", function () {
     await page.focus(".tree");
     await page.keyboard.type("try");
     await waitForPage(page, "__arbor.rows().length === 2");
+    assert.equal(await page.evaluate("document.querySelector('vscode-text-field').value"), "try", "no character lost");
     assert.deepEqual(await ids(), ["u3", "u4"]);
     assert.equal(await page.evaluate("document.querySelectorAll('.tree mark.match').length"), 2);
     await page.keyboard.press("Escape");

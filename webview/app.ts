@@ -157,24 +157,30 @@ export class TreeApp implements Disposable {
 
   private applyState(msg: StateMessage): void {
     const session = msg.session;
-    const sameSession = session !== null && session.sessionId === this.ui.sessionId;
+    // The same session again (the host re-sent it): keep what is on screen. The session saved
+    // before a hide/show: restore it. Anything else starts at the leaf.
+    const showing = session !== null && this.hasState && session.sessionId === this.model.sessionId;
+    const restoring = !showing && session !== null && session.sessionId === this.ui.sessionId;
     if (!this.hasSavedUi && !this.hasState && msg.defaultFilter && msg.defaultFilter !== this.model.filter) {
       this.filter.value = msg.defaultFilter;
       this.model.setFilter(msg.defaultFilter);
     }
-    if (!sameSession && this.model.query !== "") {
+    if (!showing && !restoring && this.model.query !== "") {
       this.search.value = "";
       this.model.setQuery("");
     }
-    this.model.load(session, sameSession ? this.ui.folded : []);
+    const scrollTop = showing ? this.list.scrollTop : this.ui.scrollTop;
+    const folded = showing ? [...this.model.folded] : restoring ? this.ui.folded : [];
+    const selectedId = showing ? this.selectedId : restoring ? this.ui.selectedId : null;
+    this.model.load(session, folded);
     this.hasState = true;
     this.detailsCache.clear();
     this.pending.clear();
     this.banner.show(msg.readOnly);
-    this.selectedId = sameSession ? this.ui.selectedId : (this.model.leafRow()?.row.node.summary.id ?? null);
-    this.render();
     const leaf = this.model.leafRow();
-    if (sameSession) this.list.scrollTop = this.ui.scrollTop;
+    this.selectedId = selectedId ?? (leaf ? leaf.row.node.summary.id : null);
+    this.render();
+    if (showing || restoring) this.list.scrollTop = scrollTop;
     else if (leaf) this.list.scrollToIndex(leaf.row.index, "center");
     this.ui.sessionId = session ? session.sessionId : null;
     this.scheduleSave();
@@ -258,17 +264,21 @@ export class TreeApp implements Disposable {
     return row ? row.index : -1;
   }
 
+  /** The drawn row of an entry, or of its nearest drawn ancestor when filters or folds hide it; -1 if none. */
+  private nearestDrawnIndex(id: string): number {
+    for (let n = this.model.projection.nodes.get(id) ?? null; n; n = n.parent) {
+      const row = this.model.layout.rowById.get(n.summary.id);
+      if (row && row.index >= 0) return row.index;
+    }
+    return -1;
+  }
+
   /** Keeps the selection on a drawn row: a hidden entry hands it to its nearest drawn ancestor. */
   private reconcileSelection(): void {
     if (this.selectedId === null) return;
-    for (let n = this.model.projection.nodes.get(this.selectedId) ?? null; n; n = n.parent) {
-      const row = this.model.layout.rowById.get(n.summary.id);
-      if (row && row.index >= 0) {
-        this.selectedId = n.summary.id;
-        return;
-      }
-    }
-    this.selectedId = this.model.rows.length > 0 ? this.model.rows[0].node.summary.id : null;
+    const index = this.nearestDrawnIndex(this.selectedId);
+    const rows = this.model.rows;
+    this.selectedId = index >= 0 ? rows[index].node.summary.id : rows.length > 0 ? rows[0].node.summary.id : null;
   }
 
   private select(index: number, scroll = true): void {
@@ -288,9 +298,10 @@ export class TreeApp implements Disposable {
   }
 
   private reveal(entryId: string): void {
-    this.selectedId = entryId;
-    this.render();
-    this.list.scrollToIndex(this.selectedIndex(), "center");
+    const index = this.nearestDrawnIndex(entryId);
+    if (index < 0) return;
+    this.list.scrollToIndex(index, "center");
+    this.select(index, false);
   }
 
   private isLeafInView(): boolean {

@@ -25,7 +25,6 @@ function isRecord(x: unknown): x is Fields {
 }
 
 // Ids end up in DOM ids, attributes and log lines: no control characters.
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 function isText(x: unknown, max: number): x is string {

@@ -265,6 +265,26 @@ describe("Conversation Tree webview in Chromium", function () {
     assert.equal((await row("u6")).current, "true", "increments of another session are dropped");
   });
 
+  it("reveals an entry for the host, and takes the host's filter", async () => {
+    await send({ type: "reveal", sessionId: SESSION, entryId: "u3" });
+    assert.equal((await rows()).find((r) => r.selected === "true")?.id, "u3");
+    assert.deepEqual(await lastPosted(), { type: "selectionChanged", sessionId: SESSION, id: "u3" });
+    await send({ type: "setFilter", filter: "user-only" });
+    assert.deepEqual(await ids(), ["u1", "u2", "u3", "u5", "u4"]);
+    assert.equal(await page.evaluate("document.querySelector('vscode-dropdown').value"), "user-only");
+  });
+
+  it("keeps folds and selection when the host re-sends the session it shows", async () => {
+    await page.focus(".tree");
+    await click("u4");
+    await press("ArrowLeft");
+    await press("ArrowLeft");
+    assert.equal((await row("a2")).expanded, "false");
+    await send(stateMessage());
+    assert.equal((await row("a2")).expanded, "false");
+    assert.equal((await rows()).find((r) => r.selected === "true")?.id, "a2");
+  });
+
   it("drops an invalid message with a log line and keeps its rows", async () => {
     const before = await ids();
     await send({ type: "entriesAppended", sessionId: SESSION, entries: [{ id: 5 }], leafId: null });

@@ -3,23 +3,22 @@
  * driven in chromium like a user would.
  */
 import { strict as assert } from "node:assert";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSampleSessions, SampleSessions } from "../support/sample-sessions";
-import { openWorkbench, WorkbenchSession } from "./harness";
+import { createScratchFolder, openWorkbench, WorkbenchSession } from "./harness";
 
 describe("Arbor in the VS Code workbench (e2e)", function () {
   this.timeout(180_000);
-  let folder: string;
+  let scratch: { readonly path: string; dispose(): void };
   let session: WorkbenchSession | undefined;
 
   let samples: SampleSessions;
 
   before(async () => {
-    folder = mkdtempSync(join(tmpdir(), "arbor-e2e-"));
-    const workspace = join(folder, "workspace");
-    const agentDir = join(folder, "agent");
+    scratch = createScratchFolder("e2e-files");
+    const workspace = join(scratch.path, "workspace");
+    const agentDir = join(scratch.path, "agent");
     mkdirSync(workspace);
     writeFileSync(join(workspace, "README.md"), "# e2e workspace\n");
     samples = await createSampleSessions({ agentDir, cwd: workspace });
@@ -34,7 +33,7 @@ describe("Arbor in the VS Code workbench (e2e)", function () {
 
   after(async () => {
     await session?.close();
-    rmSync(folder, { recursive: true, force: true });
+    scratch?.dispose();
   });
 
   it("shows the Arbor container in the activity bar and opens its Sessions view", async () => {

@@ -27,11 +27,14 @@ export interface StartProcessOptions {
 const live = new Set<number>();
 let exitHookInstalled = false;
 
-/** A last resort: if the runner dies without stopping its children, their groups die with it. */
+/**
+ * A last resort: if the runner ends without stopping its children, their groups die with it. Put first
+ * among the exit handlers, so that nothing is still writing when others delete the sandboxes.
+ */
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  process.on("exit", () => {
+  process.prependListener("exit", () => {
     for (const pid of live) killGroup(pid, "SIGKILL");
   });
 }

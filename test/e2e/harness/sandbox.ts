@@ -51,12 +51,27 @@ export interface SandboxOptions {
   readonly settings?: Readonly<Record<string, unknown>>;
 }
 
+const undisposed = new Set<string>();
+let exitHookInstalled = false;
+
+/** If the runner ends without disposing (an uncaught error, a signal turned into exit), clean up anyway. */
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    if (process.env.ARBOR_KEEP_SANDBOX === "1") return;
+    for (const root of undisposed) rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+  });
+}
+
 /**
  * Creates the folders under the system temp folder. Short paths on purpose: VS Code puts IPC sockets
  * in them and Unix socket paths are limited to about 100 characters.
  */
 export function createSandbox(label: string, options: SandboxOptions = {}): Sandbox {
   const root = mkdtempSync(join(tmpdir(), `arbor-${label}-`));
+  installExitHook();
+  undisposed.add(root);
   const dir = (name: string) => {
     const path = join(root, name);
     mkdirSync(path, { recursive: true });
@@ -99,6 +114,24 @@ export function createSandbox(label: string, options: SandboxOptions = {}): Sand
     dispose: () => {
       if (process.env.ARBOR_KEEP_SANDBOX === "1") return;
       rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+      undisposed.delete(root);
+    },
+  };
+}
+
+/**
+ * A temporary folder for a test's own files (a workspace, an agent folder). Like a sandbox it is
+ * deleted at exit if the test could not do it (mocha skips `after` hooks on Ctrl-C).
+ */
+export function createScratchFolder(label: string): { readonly path: string; dispose(): void } {
+  const path = mkdtempSync(join(tmpdir(), `arbor-${label}-`));
+  installExitHook();
+  undisposed.add(path);
+  return {
+    path,
+    dispose: () => {
+      rmSync(path, { recursive: true, force: true, maxRetries: 3 });
+      undisposed.delete(path);
     },
   };
 }

@@ -3,6 +3,7 @@ import * as assert from "node:assert/strict";
 import { AgentSession } from "../../src/core/agent/agent-session";
 import { AgentError } from "../../src/core/agent/errors";
 import { ABORTED_ERROR_MESSAGE } from "../../src/core/agent/providers/openai-compatible-provider";
+import type { ModelProvider } from "../../src/core/agent/providers/provider";
 import { SessionManager } from "../../src/core/session/session-manager";
 import type { AssistantMessage } from "../../src/core/session/types";
 import { reply } from "../support/scripted-openai-server";
@@ -143,6 +144,28 @@ describe("AgentSession prompting", () => {
     assert.equal(result.kind === "reply" && result.message.stopReason, "aborted");
     await session.close();
     await sm.close();
+  });
+
+  it("a backend that misses the abort still stops the run, keeping what streamed", async () => {
+    const deaf: ModelProvider = {
+      id: "deaf",
+      listModels: async () => [],
+      async *stream() {
+        yield { type: "start" };
+        yield { type: "text_delta", contentIndex: 0, delta: "half a tho" };
+        await new Promise(() => undefined); // never resolves, whatever the signal says
+      },
+    };
+    const sm = SessionManager.inMemory(kit.cwd);
+    const session = new AgentSession({ sessionManager: sm, providers: [deaf], defaultModel: { provider: "deaf", id: "d", name: "d", contextWindow: 1000 } });
+    const streaming = nextEvent(session, (e) => e.type === "message_update");
+    const running = session.prompt("hi");
+    await streaming;
+    session.abort();
+    const result = await running;
+    assert.equal(result.kind === "reply" && result.message.stopReason, "aborted");
+    assert.equal(result.kind === "reply" && textOf(result.message), "half a tho");
+    await session.close();
   });
 
   it("a provider error ends with stopReason error and the provider's message, recorded once", async () => {

@@ -6,9 +6,11 @@
 import { convertToLlm } from "../context/convert-to-llm";
 import type { SessionManager } from "../session/session-manager";
 import type { AssistantMessage, ThinkingLevel, ToolCall } from "../session/types";
+import { untilAborted } from "./abort";
 import type { AgentSessionEvent } from "./events";
 import type { OutputLimits } from "./output/output-limits";
 import { PartialReply } from "./partial-reply";
+import { ABORTED_ERROR_MESSAGE } from "./providers/openai-compatible-provider";
 import { isContextOverflow } from "./providers/provider-errors";
 import type { ModelInfo, ModelProvider, ModelRequest, ToolDefinition } from "./providers/provider";
 import { ToolSet } from "./tool-runner";
@@ -73,7 +75,7 @@ async function streamReply(input: TurnLoopInput): Promise<AssistantMessage> {
   input.emit({ type: "message_start", message: partial.message });
   let final: AssistantMessage | undefined;
   try {
-    for await (const event of input.provider.stream(request, input.signal)) {
+    for await (const event of untilAborted(input.provider.stream(request, input.signal), input.signal)) {
       if (event.type === "done" || event.type === "error") {
         final = event.message;
         continue;
@@ -86,7 +88,8 @@ async function streamReply(input: TurnLoopInput): Promise<AssistantMessage> {
     // Providers promise not to throw; if one does, what streamed so far is still kept.
     final = failedFrom(partial.message, input.signal.aborted ? "aborted" : "error", error instanceof Error ? error.message : String(error));
   }
-  return final ?? failedFrom(partial.message, input.signal.aborted ? "aborted" : "error", STREAM_WITHOUT_END_MESSAGE);
+  if (final) return final;
+  return input.signal.aborted ? failedFrom(partial.message, "aborted", ABORTED_ERROR_MESSAGE) : failedFrom(partial.message, "error", STREAM_WITHOUT_END_MESSAGE);
 }
 
 function failedFrom(partial: AssistantMessage, stopReason: "error" | "aborted", errorMessage: string): AssistantMessage {

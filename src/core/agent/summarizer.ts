@@ -1,3 +1,4 @@
+import { untilAborted } from "./abort";
 import type { SummaryRequest } from "../compaction/summary-requests";
 import type { ThinkingLevel } from "../session/types";
 import { collectStream, type ModelInfo, type ModelProvider } from "./providers/provider";
@@ -18,20 +19,19 @@ export async function requestSummary(
   thinkingLevel?: ThinkingLevel,
 ): Promise<SummaryOutcome> {
   if (signal.aborted) return { kind: "aborted" };
+  const events = provider.stream(
+    {
+      model,
+      systemPrompt: request.systemPrompt,
+      messages: [{ role: "user", content: [{ type: "text", text: request.prompt }], timestamp: Date.now() }],
+      maxTokens: request.maxTokens,
+      thinkingLevel,
+    },
+    signal,
+  );
   let reply;
   try {
-    reply = await collectStream(
-      provider.stream(
-        {
-          model,
-          systemPrompt: request.systemPrompt,
-          messages: [{ role: "user", content: [{ type: "text", text: request.prompt }], timestamp: Date.now() }],
-          maxTokens: request.maxTokens,
-          thinkingLevel,
-        },
-        signal,
-      ),
-    );
+    reply = await collectStream(untilAborted(events, signal));
   } catch (error) {
     return signal.aborted ? { kind: "aborted" } : { kind: "error", message: error instanceof Error ? error.message : String(error) };
   }

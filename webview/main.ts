@@ -15,6 +15,11 @@ window.addEventListener("message", (event: MessageEvent<unknown>) => {
   else early.push(event.data);
 });
 
+// Uncaught errors would otherwise vanish into a webview's console nobody opens.
+window.addEventListener("error", (event: ErrorEvent) => {
+  api.postMessage({ type: "log", level: "error", message: `Conversation Tree: ${event.message} (${event.filename}:${event.lineno})`.slice(0, 10_000) });
+});
+
 function mount(): void {
   const root = document.getElementById("app") ?? document.body;
   app = TreeApp.mount(root, api);

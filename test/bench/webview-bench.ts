@@ -9,6 +9,7 @@
  *   node out/test/bench/webview-bench.js --screenshots     (only the screenshots)
  */
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Page } from "playwright-core";
@@ -147,10 +148,23 @@ async function benchBrowser(fixture: TreeFixture, bundle: string): Promise<Recor
     const positions: number[] = [];
     for (let i = 0; i < 240; i++) positions.push(i * 120);
     for (let i = 0; i < 240; i++) positions.push(Math.floor(((i * 7_919) % 1000) / 1000 * height));
-    const scroll = (await page.evaluate(
-      (p) => (globalThis as unknown as { __arbor: { scrollBench(p: number[]): Promise<unknown> } }).__arbor.scrollBench(p),
-      positions,
-    )) as { frames: number[]; scrollCosts: number[]; longTasks: number[]; drawn: number };
+    // Three passes: on a shared machine one pass can catch another process's burst.
+    const passes: { frames: number[]; scrollCosts: number[]; longTasks: number[]; drawn: number }[] = [];
+    for (let pass = 0; pass < 3; pass++) {
+      passes.push(
+        (await page.evaluate(
+          (p) => (globalThis as unknown as { __arbor: { scrollBench(p: number[]): Promise<unknown> } }).__arbor.scrollBench(p),
+          positions,
+        )) as { frames: number[]; scrollCosts: number[]; longTasks: number[]; drawn: number },
+      );
+    }
+    const scroll = {
+      frames: passes.flatMap((p) => p.frames),
+      scrollCosts: passes.flatMap((p) => p.scrollCosts),
+      longTasks: passes.flatMap((p) => p.longTasks),
+      longTasksPerPass: passes.map((p) => p.longTasks.length),
+      drawn: passes[passes.length - 1].drawn,
+    };
 
     // Appends at the leaf, one entry per message, as live tailing delivers them.
     let leaf = model.leafRow()?.row.node.summary.id ?? "";
@@ -191,6 +205,7 @@ async function benchBrowser(fixture: TreeFixture, bundle: string): Promise<Recor
         frameIntervalMs: stats(scroll.frames),
         scrollHandlerMs: stats(scroll.scrollCosts),
         longTasks: scroll.longTasks.length,
+        longTasksPerPass: scroll.longTasksPerPass,
         longestTaskMs: Math.max(0, ...scroll.longTasks),
         drawnRows: scroll.drawn,
       },
@@ -285,7 +300,11 @@ function printTable(core: Record<string, unknown>, browser: Record<string, unkno
     lines.push(["browser: checkout, click → painted", s(co.clickToPaintedMs), "includes waiting for frames"]);
     lines.push(["browser: scroll frame interval", s(sc.frameIntervalMs), `${sc.frames} frames`]);
     lines.push(["browser: scroll handler", s(sc.scrollHandlerMs), ""]);
-    lines.push(["browser: long tasks while scrolling", `${sc.longTasks} (longest ${sc.longestTaskMs} ms)`, `target none > 50 ms: ${Number(sc.longTasks) === 0 ? "met" : "MISSED"}`]);
+    lines.push([
+      "browser: long tasks while scrolling",
+      `${sc.longTasks} in ${sc.frames} frames, per pass ${JSON.stringify(sc.longTasksPerPass)} (longest ${sc.longestTaskMs} ms)`,
+      `target none > 50 ms: ${Number(sc.longTasks) === 0 ? "met" : "MISSED"}`,
+    ]);
     lines.push(["browser: append at leaf, update work", s(ap.updateWorkMs), ""]);
     lines.push(["browser: append starting a branch", s(browser.appendNewBranchWorkMs), "full relayout"]);
     lines.push(["browser: filter switch", s(browser.filterSwitchWorkMs), "full relayout"]);
@@ -319,7 +338,9 @@ async function main(): Promise<void> {
   printTable(core, browser);
   const out = path.join(repoRoot(), "bench-results", "webview.json");
   await fs.promises.mkdir(path.dirname(out), { recursive: true });
-  await fs.promises.writeFile(out, JSON.stringify({ date: new Date().toISOString(), entries, seed, core, browser, screenshots: shots.map((f) => path.relative(repoRoot(), f)) }, null, 2) + "\n");
+  const machine = { cpus: os.cpus().length, loadAverage1m: Math.round(os.loadavg()[0] * 100) / 100 };
+  console.log(`machine: ${machine.cpus} CPUs, load average ${machine.loadAverage1m} (shared: other processes inflate the times)`);
+  await fs.promises.writeFile(out, JSON.stringify({ date: new Date().toISOString(), entries, seed, machine, core, browser, screenshots: shots.map((f) => path.relative(repoRoot(), f)) }, null, 2) + "\n");
   console.log(`wrote ${path.relative(repoRoot(), out)}${shots.length ? ` and ${shots.map((f) => path.relative(repoRoot(), f)).join(", ")}` : ""}`);
 }
 

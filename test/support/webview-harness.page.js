@@ -8,7 +8,7 @@
     violations: [],
     checkoutTimings: [],
     lastClick: 0,
-    entries: new Map(),
+    entries: [],
     sessionId: null,
     hostDelayMs: 0,
     autoCheckout: true,
@@ -53,11 +53,12 @@
 
   /** Delivers a host message the way VS Code does (a message event on window), timed. */
   arbor.send = (message) => {
+    // Keep references only (no index): the fake host must not weigh on the page's heap.
     if (message.type === "state" && message.session) {
       arbor.sessionId = message.session.sessionId;
-      arbor.entries = new Map(message.session.entries.map((e) => [e.id, e]));
+      arbor.entries = [message.session.entries];
     } else if (message.type === "entriesAppended") {
-      for (const e of message.entries) arbor.entries.set(e.id, e);
+      arbor.entries.push(message.entries);
     }
     const start = performance.now();
     window.dispatchEvent(new MessageEvent("message", { data: message }));
@@ -73,7 +74,8 @@
 
   /** The host's checkout: a user message (or custom message) puts the leaf on its parent. */
   arbor.answerCheckout = (message) => {
-    const entry = arbor.entries.get(message.id);
+    let entry;
+    for (let i = arbor.entries.length - 1; i >= 0 && !entry; i--) entry = arbor.entries[i].find((e) => e.id === message.id);
     if (!entry) return;
     const toParent = (entry.type === "message" && entry.role === "user") || entry.type === "custom_message";
     const leafId = toParent ? entry.parentId : entry.id;

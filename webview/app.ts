@@ -1,13 +1,13 @@
-import { describeEntry, formatCount, formatTokens } from "../src/core/tree/entry-view";
 import { FILTER_MODES, FILTER_MODE_NAMES, type FilterMode } from "../src/core/tree/filters";
 import { firstChildIndex, isFoldable, visualParentIndex, type Row } from "../src/core/tree/layout";
 import { TreeViewModel } from "../src/core/tree/tree-view-model";
 import { describeInvalidMessage, isHostToWebviewMessage } from "../src/protocol/guards";
-import type { EntryDetailsMessage, HostToWebviewMessage, StateMessage, WebviewToHostMessage } from "../src/protocol/messages";
+import type { HostToWebviewMessage, StateMessage, WebviewToHostMessage } from "../src/protocol/messages";
 import { ReadOnlyBanner } from "./banner";
-import { DetailsPanel, type DetailsBody } from "./details-panel";
-import { el, type Disposable } from "./dom";
+import { el, listen, type Disposable } from "./dom";
+import { EntryDetails } from "./entry-details";
 import { treeKeyAction, type TreeKeyAction } from "./keyboard";
+import { emptyText, statusText } from "./page-text";
 import { paintRow, type PaintContext } from "./row-painter";
 import { createChoice, createSearchField, type Choice, type SearchField } from "./toolkit";
 import { ROW_HEIGHT, TreeList } from "./tree-list";
@@ -27,18 +27,14 @@ export class TreeApp implements Disposable {
   private readonly search: SearchField;
   private readonly filter: Choice<FilterMode>;
   private readonly banner: ReadOnlyBanner;
-  private readonly details = new DetailsPanel();
+  private readonly details = new EntryDetails((m) => this.post(m));
   private readonly nameLine = el("div", "session-name");
   private readonly empty = el("div", "empty");
   private readonly status = el("div", "status");
   private readonly disposables: Disposable[] = [];
   private readonly ui: UiState;
   private readonly hasSavedUi: boolean;
-  private readonly detailsCache = new Map<string, DetailsBody>();
-  private readonly pending = new Map<string, string>();
   private selectedId: string | null = null;
-  private span: { compactionId: string; replaced: Set<string>; keptId?: string } | undefined;
-  private requestCounter = 0;
   private searchTimer = 0;
   private saveTimer = 0;
   private hasState = false;
@@ -80,14 +76,14 @@ export class TreeApp implements Disposable {
     const toolbar = el("div", "toolbar");
     toolbar.append(this.search.element, this.filter.element);
     this.empty.hidden = true;
-    root.append(this.banner.element, toolbar, this.nameLine, this.list.element, this.empty, this.details.element, this.status);
+    root.append(this.banner.element, toolbar, this.nameLine, this.list.element, this.empty, this.details.panel.element, this.status);
     this.disposables.push(
       this.banner,
       this.list,
       this.search.onInput((value) => this.scheduleSearch(value)),
       this.filter.onChange((mode) => this.applyFilter(mode)),
+      listen(this.search.element, "keydown", (e) => this.handleSearchKey(e)),
     );
-    this.search.element.addEventListener("keydown", (e) => this.handleSearchKey(e));
     this.render();
   }
 
@@ -123,7 +119,7 @@ export class TreeApp implements Disposable {
   private apply(msg: HostToWebviewMessage): void {
     if (msg.type === "state") return this.applyState(msg);
     if (msg.type === "readOnly") return this.banner.show(msg.notice);
-    if (msg.type === "entryDetails") return this.applyDetails(msg);
+    if (msg.type === "entryDetails") return this.details.receive(msg);
     if (msg.type === "setFilter") {
       this.filter.value = msg.filter;
       return this.applyFilter(msg.filter);
@@ -174,8 +170,7 @@ export class TreeApp implements Disposable {
     const selectedId = showing ? this.selectedId : restoring ? this.ui.selectedId : null;
     this.model.load(session, folded);
     this.hasState = true;
-    this.detailsCache.clear();
-    this.pending.clear();
+    this.details.reset();
     this.banner.show(msg.readOnly);
     const leaf = this.model.leafRow();
     this.selectedId = selectedId ?? (leaf ? leaf.row.node.summary.id : null);
@@ -186,18 +181,10 @@ export class TreeApp implements Disposable {
     this.scheduleSave();
   }
 
-  private applyDetails(msg: EntryDetailsMessage): void {
-    const entryId = this.pending.get(msg.requestId);
-    if (entryId === undefined || entryId !== msg.entryId) return;
-    this.pending.delete(msg.requestId);
-    this.detailsCache.set(entryId, msg.ok ? { state: "ready", details: msg.details } : { state: "error", error: msg.error });
-    this.renderDetails();
-  }
-
   /** Redraws everything that depends on the model and the selection. */
   private render(): void {
     this.reconcileSelection();
-    this.updateSpan();
+    this.details.update(this.selectedRow(), this.model);
     const rows = this.model.rows;
     this.list.setRowCount(rows.length);
     this.list.setActiveIndex(this.selectedIndex());
@@ -205,27 +192,8 @@ export class TreeApp implements Disposable {
     this.nameLine.textContent = this.model.sessionId === null ? "" : (this.model.name ?? "Untitled session");
     this.nameLine.hidden = this.model.sessionId === null;
     this.empty.hidden = rows.length > 0;
-    this.empty.textContent = !this.hasState
-      ? "Loading…"
-      : this.model.sessionId === null
-        ? "No session is open. Start or resume one from the Sessions view."
-        : this.model.entryCount === 0
-          ? "This session has no entries yet."
-          : "No entries match the filter or search.";
-    this.renderStatus();
-    this.renderDetails();
-  }
-
-  private renderStatus(): void {
-    if (this.model.sessionId === null) {
-      this.status.textContent = "";
-      return;
-    }
-    const shown = formatCount(this.model.rows.length);
-    const total = formatCount(this.model.projection.nodes.size);
-    const leaf = this.model.leafRow();
-    const hiddenLeaf = leaf && !leaf.exact ? " · leaf hidden by filter" : "";
-    this.status.textContent = `${shown} of ${total} entries · ${FILTER_MODE_NAMES[this.model.filter]}${hiddenLeaf}`;
+    this.empty.textContent = emptyText(this.hasState, this.model);
+    this.status.textContent = statusText(this.model);
   }
 
   /** What a row's look depends on besides the row itself (see TreeList). */
@@ -241,14 +209,13 @@ export class TreeApp implements Disposable {
     const leaf = this.model.leafRow();
     const path = this.model.activePath.ids;
     const labels = this.model.labels;
-    const span = this.span;
     const selectedId = this.selectedId;
     return {
       label: (id) => labels.get(id),
       onActivePath: (id) => path.has(id),
       leafState: (row) => (leaf && leaf.row === row ? (leaf.exact ? "exact" : "inside") : undefined),
       isSelected: (row) => row.node.summary.id === selectedId,
-      spanState: (id) => (span ? (span.keptId === id ? "kept" : span.replaced.has(id) ? "replaced" : undefined) : undefined),
+      spanState: (id) => this.details.spanState(id),
       searchTokens: this.model.searchTokens,
     };
   }
@@ -286,11 +253,10 @@ export class TreeApp implements Disposable {
     if (!row) return;
     const changed = row.node.summary.id !== this.selectedId;
     this.selectedId = row.node.summary.id;
-    this.updateSpan();
+    this.details.update(row, this.model);
     this.list.setActiveIndex(index);
     this.list.render();
     if (scroll) this.list.scrollToIndex(index);
-    this.renderDetails();
     if (changed && this.model.sessionId !== null) {
       this.post({ type: "selectionChanged", sessionId: this.model.sessionId, id: this.selectedId });
       this.scheduleSave();
@@ -309,48 +275,6 @@ export class TreeApp implements Disposable {
     if (!leaf) return false;
     const first = Math.floor(this.list.scrollTop / ROW_HEIGHT);
     return leaf.row.index >= first && leaf.row.index <= first + this.list.pageSize();
-  }
-
-  // -- compaction span and details -------------------------------------------
-
-  private updateSpan(): void {
-    const row = this.selectedRow();
-    if (!row || row.node.summary.type !== "compaction") {
-      this.span = undefined;
-      return;
-    }
-    const id = row.node.summary.id;
-    if (this.span?.compactionId === id) return;
-    const span = this.model.compactionSpan(id);
-    this.span = span
-      ? { compactionId: id, replaced: new Set(span.replacedIds), keptId: span.keptFound ? span.firstKeptEntryId : undefined }
-      : undefined;
-  }
-
-  private renderDetails(): void {
-    const row = this.selectedRow();
-    const type = row?.node.summary.type;
-    if (!row || (type !== "compaction" && type !== "branch_summary") || this.model.sessionId === null) {
-      this.details.hide();
-      return;
-    }
-    const summary = row.node.summary;
-    const facts: string[] = [];
-    if (type === "compaction") {
-      if (summary.tokensBefore !== undefined) facts.push(`${formatTokens(summary.tokensBefore)} tokens before`);
-      if (this.span) facts.push(`replaced ${formatCount(this.span.replaced.size)} entries`);
-    }
-    const id = summary.id;
-    let body = this.detailsCache.get(id);
-    if (!body) {
-      body = { state: "loading" };
-      this.detailsCache.set(id, body);
-      const requestId = `d${++this.requestCounter}`;
-      this.pending.set(requestId, id);
-      this.post({ type: "requestDetails", requestId, sessionId: this.model.sessionId, entryId: id });
-    }
-    const view = describeEntry(summary);
-    this.details.show({ icon: view.icon, title: type === "compaction" ? "Compaction" : "Branch summary", facts }, body);
   }
 
   // -- input ------------------------------------------------------------------

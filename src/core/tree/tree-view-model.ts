@@ -56,14 +56,19 @@ export class TreeViewModel {
   private sessionIdValue: string | null = null;
   private nameValue: string | null = null;
   private spanCache: CompactionSpan | undefined;
-  /** Increases on every change that can alter what is drawn. */
-  version = 0;
+  private leafRowCache: { version: number; value: LeafRow | undefined } | undefined;
+  private versionValue = 0;
   readonly stats: TreeViewStats = { projections: 0, layouts: 0, fastAppends: 0 };
 
   private constructor(private filterValue: FilterMode) {}
 
   static create(filter: FilterMode = "default"): TreeViewModel {
     return new TreeViewModel(filter);
+  }
+
+  /** Increases on every change that can alter what is drawn. */
+  get version(): number {
+    return this.versionValue;
   }
 
   get sessionId(): string | null {
@@ -193,13 +198,17 @@ export class TreeViewModel {
 
   /** Where the leaf is drawn: its row, or the nearest shown (and unfolded) ancestor's when it is hidden. */
   leafRow(): LeafRow | undefined {
+    // Asked several times per repaint; under a filter that hides most entries the walk can be long.
+    if (this.leafRowCache?.version === this.version) return this.leafRowCache.value;
+    let value: LeafRow | undefined;
     let exact = true;
-    for (let n = this.pathValue.leaf; n; n = n.parent) {
+    for (let n = this.pathValue.leaf; n && !value; n = n.parent) {
       const row = this.layoutValue.rowById.get(n.summary.id);
-      if (row && row.index >= 0) return { row, exact };
+      if (row && row.index >= 0) value = { row, exact };
       exact = false;
     }
-    return undefined;
+    this.leafRowCache = { version: this.version, value };
+    return value;
   }
 
   /** The span a compaction replaced (cached for the last one asked, until the tree changes). */
@@ -239,6 +248,6 @@ export class TreeViewModel {
 
   private changed(): void {
     this.spanCache = undefined;
-    this.version++;
+    this.versionValue++;
   }
 }

@@ -13,10 +13,11 @@ import { OpenAiCompatibleProvider } from "../../src/core/agent/providers/openai-
 import { convertToChatMessages } from "../../src/core/agent/providers/openai-messages";
 import type { ModelInfo } from "../../src/core/agent/providers/provider";
 import { convertToLlm } from "../../src/core/context/convert-to-llm";
+import { AgentSessionRuntime, type RuntimeOptions } from "../../src/core/runtime/agent-session-runtime";
 import { SessionManager } from "../../src/core/session/session-manager";
 import type { SessionContext } from "../../src/core/session/types";
 import { loadReference } from "../support/reference";
-import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai-server";
+import { reply, startScriptedServer, type ScriptedServer } from "../support/scripted-openai-server";
 import { makeTempDir } from "../support/temp-dir";
 
 export const MODEL_ID = "scripted-model";
@@ -133,3 +134,31 @@ export function textOf(message: { content: unknown }): string {
   const content = message.content as { type: string; text?: string }[];
   return content.map((b) => (b.type === "text" ? (b.text ?? "") : "")).join("");
 }
+
+/** A runtime over a new session in the kit's folders, with one exchange so its file exists. */
+export async function startRuntime(kit: AgentKit, options: RuntimeOptions = {}): Promise<AgentSessionRuntime> {
+  const runtime = await AgentSessionRuntime.start({ create: kit.cwd }, { configureSession: () => kit.config(), location: { sessionDir: kit.sessionDir }, ...options });
+  kit.server.script(reply.text("first answer"));
+  await runtime.session.prompt("first question");
+  await runtime.session.sessionManager.flush();
+  return runtime;
+}
+
+/** Another session file on disk, written through its own manager, which is closed again. */
+export async function writeOtherSession(kit: AgentKit, cwd = kit.cwd): Promise<string> {
+  const sm = await SessionManager.create(cwd, { sessionDir: kit.sessionDir });
+  sm.appendMessage({ role: "user", content: "other question", timestamp: Date.now() });
+  sm.appendMessage({
+    role: "assistant",
+    content: [{ type: "text", text: "other answer" }],
+    api: "openai-completions",
+    provider: "local",
+    model: "scripted-model",
+    usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+    stopReason: "stop",
+    timestamp: Date.now(),
+  });
+  await sm.close();
+  return sm.getSessionFile()!;
+}
+

@@ -253,10 +253,11 @@ export class AgentSessionRuntime {
   /** Steps 6 and 7: build the agent session over `sm`, then announce it. */
   private async install(sm: SessionManager, reason: SessionStartReason, previousSessionFile: string | undefined): Promise<void> {
     const config = (await this.options.configureSession?.(sm)) ?? {};
-    let binding: SessionBinding | undefined;
-    const session = new AgentSession({ ...config, sessionManager: sm, hooks: this.hooksFor(() => binding!) });
-    binding = new SessionBinding(session);
-    this.binding = binding;
+    // The hooks need the binding, which needs the session: a holder closes the loop.
+    const holder: { binding?: SessionBinding } = {};
+    const session = new AgentSession({ ...config, sessionManager: sm, hooks: this.hooksFor(() => holder.binding!) });
+    holder.binding = new SessionBinding(session);
+    this.binding = holder.binding;
     const event = previousSessionFile === undefined ? { type: "session_start" as const, reason } : { type: "session_start" as const, reason, previousSessionFile };
     await this.emitWith("session_start", event);
   }

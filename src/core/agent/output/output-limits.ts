@@ -84,10 +84,8 @@ export function truncateHead(text: string, limits: OutputLimits = DEFAULT_OUTPUT
 }
 
 /** Terminal colour and cursor sequences, which mean nothing in a transcript. */
-// eslint-disable-next-line no-control-regex
 const ANSI_SEQUENCE = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
 /** Control characters other than tab and newline, carriage returns included (as Pi drops them). */
-// eslint-disable-next-line no-control-regex
 const CONTROL_CHARS = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
 
 /** Output made fit for a transcript: no escape sequences, no carriage returns, no binary control bytes. */

@@ -134,6 +134,8 @@ export function paintRow(parts: RowParts, row: Row, ctx: PaintContext): void {
   if (root.className !== classes) root.className = classes;
 
   root.setAttribute("aria-level", String(row.level));
+  root.setAttribute("aria-posinset", String(row.posInSet));
+  root.setAttribute("aria-setsize", String(row.siblings.size));
   root.setAttribute("aria-selected", String(selected));
   if (foldable) root.setAttribute("aria-expanded", String(!row.folded));
   else root.removeAttribute("aria-expanded");

@@ -97,6 +97,8 @@
           index: Number(r.dataset.index),
           role: r.getAttribute("role"),
           level: r.getAttribute("aria-level"),
+          posinset: r.getAttribute("aria-posinset"),
+          setsize: r.getAttribute("aria-setsize"),
           selected: r.getAttribute("aria-selected"),
           expanded: r.getAttribute("aria-expanded"),
           current: r.getAttribute("aria-current"),

@@ -266,6 +266,8 @@ export interface DrawnRow {
   index: number;
   role: string | null;
   level: string | null;
+  posinset: string | null;
+  setsize: string | null;
   selected: string | null;
   expanded: string | null;
   current: string | null;

@@ -35,6 +35,11 @@ function draw(layout: TreeLayout): string[] {
   });
 }
 
+/** aria-posinset/aria-setsize per row, as "id pos/size". */
+function positions(layout: TreeLayout): string[] {
+  return layout.rows.map((row) => `${row.node.summary.id} ${row.posInSet}/${row.siblings.size}`);
+}
+
 describe("tree layout", () => {
   it("draws a chain flat at level 1", () => {
     const layout = layoutTree(projectTree(chain(["a", "b", "c"])), options());
@@ -51,6 +56,12 @@ describe("tree layout", () => {
     const layout = layoutTree(projectTree(entries), options());
     assert.deepEqual(draw(layout), ["a", "b [-]", "+c", "|d", "`e [-]", " +f", " `g"]);
     assert.deepEqual(layout.rows.map((r) => r.level), [1, 1, 2, 2, 2, 3, 3]);
+  });
+
+  it("counts siblings of the drawn tree for aria-posinset and aria-setsize", () => {
+    const entries = [...chain(["a", "b", "c", "d"]), entry("e", "b"), entry("f", "e"), entry("g", "e"), ...chain(["x"])];
+    const layout = layoutTree(projectTree(entries), options());
+    assert.deepEqual(positions(layout), ["a 1/3", "b 2/3", "c 1/3", "d 2/3", "e 3/3", "f 1/2", "g 2/2", "x 3/3"]);
   });
 
   it("draws several roots (and orphans) as top-level chains", () => {
@@ -123,6 +134,7 @@ describe("tree layout", () => {
       assert.ok(result.ok);
       assert.equal(appendToLayout(layout, result.added, options()), true);
       assert.deepEqual(draw(layout), draw(layoutTree(p, options())));
+      assert.deepEqual(positions(layout), positions(layoutTree(p, options())));
       assert.deepEqual(layout.rows.map((r) => r.index), layout.rows.map((_, i) => i));
     });
 
@@ -149,7 +161,9 @@ describe("tree layout", () => {
           assert.ok(result.ok);
           if (appendToLayout(layout, result.added, opts)) {
             accepted++;
-            assert.deepEqual(draw(layout), draw(layoutTree(p, opts)), `after entry ${i}`);
+            const fresh = layoutTree(p, opts);
+            assert.deepEqual(draw(layout), draw(fresh), `after entry ${i}`);
+            assert.deepEqual(positions(layout), positions(fresh), `positions after entry ${i}`);
           } else {
             layout = layoutTree(p, opts);
           }
@@ -166,7 +180,10 @@ describe("tree layout", () => {
       for (let i = 100; i < fixture.entries.length; i++) {
         const result = appendToProjection(p, [fixture.entries[i]]);
         assert.ok(result.ok);
-        if (appendToLayout(layout, result.added, opts)) assert.deepEqual(draw(layout), draw(layoutTree(p, opts)));
+        if (appendToLayout(layout, result.added, opts)) {
+          assert.deepEqual(draw(layout), draw(layoutTree(p, opts)));
+          assert.deepEqual(positions(layout), positions(layoutTree(p, opts)));
+        }
         else layout = layoutTree(p, opts);
       }
     });

@@ -112,6 +112,8 @@ describe("Conversation Tree webview in Chromium", function () {
     assert.ok(drawn.every((r) => r.role === "treeitem"));
     const level = Object.fromEntries(drawn.map((r) => [r.id, r.level]));
     assert.deepEqual([level.u1, level.a2, level.u3, level.u5, level.u4, level.a4], ["1", "1", "2", "3", "2", "2"]);
+    const position = Object.fromEntries(drawn.map((r) => [r.id, `${r.posinset}/${r.setsize}`]));
+    assert.deepEqual([position.u1, position.a2, position.u3, position.a3, position.u4, position.a4, position.t3], ["1/4", "4/4", "1/5", "2/5", "3/5", "5/5", "1/2"]);
     assert.deepEqual(drawn.filter((r) => r.expanded !== null).map((r) => [r.id, r.expanded]), [["a2", "true"], ["a3", "true"]]);
     const selected = drawn.filter((r) => r.selected === "true");
     assert.deepEqual(selected.map((r) => r.id), ["a4"], "the leaf starts selected");

@@ -43,8 +43,20 @@ export interface Row {
   segmentStart: boolean;
   /** A folded branch point: its children are not in `rows`. */
   folded: boolean;
+  /**
+   * The drawn tree's sibling group (for aria-setsize): the top level, or all rows one level below
+   * one branch point. Shared, so that appending to a group is O(1).
+   */
+  siblings: SiblingGroup;
+  /** 1-based position in the sibling group, in row order (aria-posinset). */
+  posInSet: number;
   /** Position in `TreeLayout.rows`, or -1 when hidden under a fold. */
   index: number;
+}
+
+/** A set of rows that are siblings in the drawn tree. */
+export interface SiblingGroup {
+  size: number;
 }
 
 /** The drawn rows in order, plus lookups. */
@@ -56,6 +68,8 @@ export interface TreeLayout {
 }
 
 const NO_GUIDES: readonly boolean[] = [];
+/** Placeholder of rows not placed (hidden under a fold); never counted. */
+const NO_GROUP: SiblingGroup = { size: 0 };
 
 /** Whether the filter and the search let an entry through. */
 export function isShown(node: TreeNode, options: LayoutOptions): boolean {
@@ -89,6 +103,8 @@ function newRow(node: TreeNode, parentRow: Row | null): Row {
     guides: NO_GUIDES,
     segmentStart: false,
     folded: false,
+    siblings: NO_GROUP,
+    posInSet: 0,
     index: -1,
   };
   if (parentRow) {
@@ -132,28 +148,36 @@ export function layoutTree(p: TreeProjection, options: LayoutOptions): TreeLayou
 
 function placeRows(roots: readonly Row[], rows: Row[], folded: ReadonlySet<string>): void {
   const stack: Row[] = [];
-  for (let i = roots.length - 1; i >= 0; i--) stack.push(roots[i]);
+  const top: SiblingGroup = { size: 0 };
+  for (let i = roots.length - 1; i >= 0; i--) {
+    roots[i].siblings = top;
+    stack.push(roots[i]);
+  }
   while (stack.length > 0) {
     let row = stack.pop() as Row;
     // Walk a chain without touching the stack: one child continues the segment.
     for (;;) {
       row.index = rows.length;
       rows.push(row);
+      row.posInSet = ++row.siblings.size;
       const child = row.firstChild;
       if (!child || row.childCount !== 1) break;
       child.level = row.level;
       child.guides = row.guides;
+      child.siblings = row.siblings;
       row = child;
     }
     if (row.childCount < 2) continue;
     row.folded = folded.has(row.node.summary.id);
     if (row.folded) continue;
     const kids = childRows(row);
+    const group: SiblingGroup = { size: 0 };
     for (let i = kids.length - 1; i >= 0; i--) {
       const child = kids[i];
       child.level = row.level + 1;
       child.guides = [...row.guides, i < kids.length - 1];
       child.segmentStart = true;
+      child.siblings = group;
       stack.push(child);
     }
   }
@@ -175,6 +199,8 @@ export function appendToLayout(layout: TreeLayout, added: readonly TreeNode[], o
       const row = newRow(node, null);
       row.index = layout.rows.length;
       layout.rows.push(row);
+      row.siblings = layout.roots.length > 0 ? layout.roots[0].siblings : { size: 0 };
+      row.posInSet = ++row.siblings.size;
       layout.roots.push(row);
       layout.rowById.set(node.summary.id, row);
       continue;
@@ -183,20 +209,28 @@ export function appendToLayout(layout: TreeLayout, added: readonly TreeNode[], o
     const row = newRow(node, anchor);
     row.level = anchor.level;
     row.guides = anchor.guides;
+    row.siblings = anchor.siblings;
     layout.rowById.set(node.summary.id, row);
     insertRow(layout.rows, anchor.index + 1, row);
   }
   return true;
 }
 
+/** Puts a chain continuation right after its anchor; later rows of the same sibling group move down one place. */
 function insertRow(rows: Row[], at: number, row: Row): void {
+  row.siblings.size++;
+  row.posInSet = rows[at - 1].posInSet + 1;
   if (at === rows.length) {
     row.index = at;
     rows.push(row);
     return;
   }
   rows.splice(at, 0, row);
-  for (let i = at; i < rows.length; i++) rows[i].index = i;
+  for (let i = at; i < rows.length; i++) {
+    const r = rows[i];
+    r.index = i;
+    if (i > at && r.siblings === row.siblings) r.posInSet++;
+  }
 }
 
 /**

@@ -208,13 +208,20 @@ describe("AgentSessionRuntime replacement", () => {
     await runtime.dispose();
   });
 
-  it("a session held by another window opens as a read-only session that refuses prompts", async () => {
+  it("a session held by another window opens as a read-only session that refuses prompts and can be forked", async () => {
     const runtime = await startRuntime(kit);
     const other = await writeOtherSession(kit);
     const holder = await SessionManager.open(other);
     await runtime.switchSession(other);
     assert.equal(runtime.session.isReadOnly(), true);
     await assert.rejects(runtime.session.prompt("hi"), (e: unknown) => e instanceof AgentError && e.code === "read-only");
+    // What the UI offers next: a fork, which is a session of its own that can be written.
+    await runtime.clone();
+    assert.equal(runtime.session.isReadOnly(), false);
+    assert.equal(runtime.session.sessionManager.getHeader().parentSession, other);
+    kit.server.script(reply.text("answered in the fork"));
+    const answered = await runtime.session.prompt("hi again");
+    assert.equal(answered.kind === "reply" && answered.message.stopReason, "stop");
     await holder.close();
     await runtime.dispose();
   });

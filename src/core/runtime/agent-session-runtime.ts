@@ -22,6 +22,11 @@ export interface RuntimeOptions {
   /** Where sessions go when the current one lives in memory. */
   location?: SessionLocationOptions;
   lock?: WriterLockOptions;
+  /**
+   * Failures that do not stop a replacement once the old session is shut down (e.g. the old file's
+   * last writes failing as it is closed). Default: logged to the console.
+   */
+  onError?: (error: Error) => void;
 }
 
 /** The session a runtime starts with. */
@@ -82,7 +87,12 @@ export class AgentSessionRuntime {
   static async start(target: RuntimeStart, options: RuntimeOptions = {}): Promise<AgentSessionRuntime> {
     const runtime = new AgentSessionRuntime(options);
     const sm = await runtime.initialManager(target);
-    await runtime.install(sm, "startup", undefined);
+    try {
+      await runtime.install(sm, "startup", undefined);
+    } catch (error) {
+      if (!("sessionManager" in target)) await sm.close().catch(() => undefined);
+      throw error;
+    }
     return runtime;
   }
 
@@ -238,7 +248,8 @@ export class AgentSessionRuntime {
       await old.session.close();
       old.invalidate();
       const previousFile = oldSm.getSessionFile();
-      if (target.kind === "reopen" || target.sm !== oldSm) await oldSm.close();
+      // Past the point of no return: a failure closing the old file is reported, not thrown.
+      if (target.kind === "reopen" || target.sm !== oldSm) await oldSm.close().catch((error: Error) => this.reportError(error));
       const sm =
         target.kind === "ready"
           ? target.sm
@@ -305,6 +316,11 @@ export class AgentSessionRuntime {
     const next = this.chain.then(work, work);
     this.chain = next.catch(() => undefined);
     return next;
+  }
+
+  private reportError(error: Error): void {
+    if (this.options.onError) this.options.onError(error);
+    else console.error(error);
   }
 
   private assertLive(): void {

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SHELL_DISABLED_MESSAGE } from "../../src/core/agent/errors";
 import { TOOL_MESSAGES, type ToolConfirmationRequest } from "../../src/core/agent/tool-runner";
-import { applyEdits, createReadTool } from "../../src/core/agent/tools";
+import { applyEdits, createBashTool, createReadTool } from "../../src/core/agent/tools";
 import type { AgentTool, ToolContext } from "../../src/core/agent/tools/tool";
 import type { SessionEntry, ToolResultMessage } from "../../src/core/session/types";
 import { reply } from "../support/scripted-openai-server";
@@ -200,6 +200,16 @@ describe("core tools", () => {
     assert.match((window.content[0] as { text: string }).text, /^row 11\n\n\[1 more lines\. Continue with offset=12\.\]$/);
     await assert.rejects(read.execute({ path: "src/missing.txt" }, context(kit.cwd)), /File not found/);
     await assert.rejects(read.execute({ path: "src/long.txt", offset: 0 }, context(kit.cwd)), /at least 1/);
+  });
+
+  it("bash stops a command at its timeout and says so", async () => {
+    const bash = createBashTool();
+    const outcome = await bash.execute({ command: "echo begun; sleep 30", timeout: 0.3 }, context(kit.cwd));
+    const text = (outcome.content[0] as { text: string }).text;
+    assert.equal(outcome.isError, true);
+    assert.ok(text.startsWith("begun\n"));
+    assert.match(text, /Stopped after the 0\.3 s timeout/);
+    assert.deepEqual(outcome.details, { exitCode: undefined, cancelled: true, truncated: false, fullOutputPath: undefined });
   });
 
   it("applyEdits applies unique, non-overlapping replacements together or not at all", () => {

@@ -1,10 +1,12 @@
 import * as vscode from "vscode";
+import { MissingSessionCwdError } from "../core/runtime/runtime-errors";
 import { SessionError } from "../core/session/errors";
 import { SessionManager } from "../core/session/session-manager";
 import { WriterLock } from "../core/session/writer-lock";
 import { FILTER_MODES, FILTER_MODE_NAMES, type FilterMode } from "../core/tree/filters";
 import { moveToTrash } from "../core/util/trash";
 import { abandonedCount, askLeaveBranch, checkoutTarget, copyEntryText, offerEditText, promptLabel, type LeaveChoice } from "./entry-actions";
+import { promptForApiKey } from "./model-config";
 import { pickEntry, pickSession } from "./pickers";
 import type { SessionHost } from "./session-host";
 import { sessionTitle, type SessionNode, type SessionsView } from "./sessions-view";
@@ -19,6 +21,7 @@ export interface BranchSummarizer {
 
 export interface CommandDeps {
   host: SessionHost;
+  secrets: vscode.SecretStorage;
   sessions: SessionsView;
   tree: TreeViewProvider;
   settings: () => ArborSettings;
@@ -62,6 +65,7 @@ export const COMMAND_IDS = [
   "arbor.searchSessions",
   "arbor.clearSessionSearch",
   "arbor.setTreeFilter",
+  "arbor.setApiKey",
   "arbor.sessions.resume",
   "arbor.sessions.rename",
   "arbor.sessions.fork",
@@ -115,10 +119,25 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const forkAt = async (id: string): Promise<void> => {
     const sm = requireSession();
     const s = sm.getSummary(id);
-    const position = s?.role === "user" || s?.type === "custom_message" ? "before" : "at";
+    const position = s?.role === "user" ? "before" : "at";
     const result = await host.fork(id, position);
+    if (result.cancelled) return void vscode.window.showInformationMessage("An extension cancelled the fork.");
     void vscode.window.showInformationMessage(`Forked into a new session${result.file ? `: ${result.file.split(/[\\/]/).pop()}` : ""}`);
     if (result.editText !== undefined) await offerEditText(result.editText);
+  };
+
+  /** Opens a session; when its stored working folder is gone, offers the workspace folder instead. */
+  const openSession = async (path: string): Promise<boolean> => {
+    try {
+      const opened = await host.open(path);
+      if (!opened) void vscode.window.showInformationMessage("An extension cancelled opening that session.");
+      return opened;
+    } catch (err) {
+      if (!(err instanceof MissingSessionCwdError)) throw err;
+      const use = "Use the Workspace Folder";
+      const choice = await vscode.window.showWarningMessage(`${err.message}`, { modal: true, detail: `Its tools and shell commands need a working folder. Continue it in ${err.fallbackCwd}?` }, use);
+      return choice === use ? host.open(path, err.fallbackCwd) : false;
+    }
   };
 
   const renameFile = async (path: string | undefined, currentName: string | undefined): Promise<void> => {
@@ -168,12 +187,12 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       void vscode.commands.executeCommand(`${"arbor.conversationTree"}.focus`);
     },
     "arbor.resumeSession": async (path?: unknown) => {
-      if (typeof path === "string") return void (await host.open(path));
+      if (typeof path === "string") return void (await openSession(path));
       const list = (await sessions.list()).flatMap(function flat(n): SessionNode[] {
         return [n, ...n.forks.flatMap(flat)];
       });
       const info = await pickSession(list.map((n) => n.info).sort((a, b) => b.modified.getTime() - a.modified.getTime()), "Resume Session");
-      if (info) await host.open(info.path);
+      if (info) await openSession(info.path);
     },
     "arbor.continueRecent": async () => {
       await host.continueRecent();
@@ -186,6 +205,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     "arbor.cloneSession": async () => {
       requireSession();
       const result = await host.clone();
+      if (result.cancelled) return void vscode.window.showInformationMessage("An extension cancelled the clone.");
       void vscode.window.showInformationMessage(`Cloned into a new session${result.file ? `: ${result.file.split(/[\\/]/).pop()}` : ""}`);
     },
     "arbor.labelEntry": async (arg?: unknown, label?: unknown) => {
@@ -235,6 +255,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (query !== undefined) sessions.setQuery(query);
     },
     "arbor.clearSessionSearch": () => sessions.setQuery(""),
+    "arbor.setApiKey": () => promptForApiKey(deps.secrets),
     "arbor.setTreeFilter": async () => {
       const pick = await vscode.window.showQuickPick(
         FILTER_MODES.map((mode) => ({ label: FILTER_MODE_NAMES[mode], mode })),
@@ -244,7 +265,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     },
     "arbor.sessions.resume": async (node?: unknown) => {
       const n = node as SessionNode | undefined;
-      if (n?.info) await host.open(n.info.path);
+      if (n?.info) await openSession(n.info.path);
     },
     "arbor.sessions.rename": async (node?: unknown) => {
       const n = node as SessionNode | undefined;
@@ -253,7 +274,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     "arbor.sessions.fork": async (node?: unknown) => {
       const n = node as SessionNode | undefined;
       if (!n?.info) return;
-      await host.open(n.info.path);
+      if (!(await openSession(n.info.path))) return;
       const result = await host.clone();
       void vscode.window.showInformationMessage(`Forked "${sessionTitle(n.info)}" into a new session${result.file ? `: ${result.file.split(/[\\/]/).pop()}` : ""}`);
     },

@@ -1,16 +1,23 @@
 import * as vscode from "vscode";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { createArborApi } from "../core/runtime/arbor-api";
+import type { ArborApi as CoreArborApi } from "../core/runtime/extension-api";
 import type { SessionManager } from "../core/session/session-manager";
 import { registerCommands, type BranchSummarizer } from "./commands";
+import { hasModelConfigured, sessionConfig } from "./model-config";
 import { SessionHost, type SessionLocation } from "./session-host";
 import { SessionsView } from "./sessions-view";
 import { onDidChangeSettings, readSettings } from "./settings";
 import { StatusBar } from "./status-bar";
 import { TREE_VIEW_ID, TreeViewProvider } from "./tree-view-provider";
 
-/** The value `activate` returns to other extensions. */
-export interface ArborApi {
+/**
+ * The value `activate` returns to other extensions: the session-extension API of the core
+ * (register handlers for session events, get a context bound to the current session), plus a view
+ * of this window's current session.
+ */
+export interface ArborApi extends CoreArborApi {
   readonly version: string;
   /** The session open in this window, if any. */
   readonly currentSession: SessionManager | undefined;
@@ -33,11 +40,25 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     };
   };
 
-  const host = new SessionHost(location, log);
+  const host = new SessionHost(location, sessionConfig(context.secrets, join(context.globalStorageUri.fsPath, "output")), log);
   context.subscriptions.push(host);
   const sessions = new SessionsView(host, location, log);
   context.subscriptions.push(sessions);
-  let summarizer: BranchSummarizer | undefined;
+  const summarizer: BranchSummarizer = {
+    available: () => hasModelConfigured() && host.session?.getModel() !== undefined && !host.session.isReadOnly(),
+    async checkoutWithSummary(entryId, choice, token) {
+      const session = host.session;
+      if (!session) return undefined;
+      const abort = new AbortController();
+      const sub = token.onCancellationRequested(() => abort.abort());
+      try {
+        const result = await session.navigateTree(entryId, { summarize: true, customInstructions: choice.instructions, signal: abort.signal });
+        return result.cancelled || result.aborted ? undefined : { editText: result.editText };
+      } finally {
+        sub.dispose();
+      }
+    },
+  };
   const tree = new TreeViewProvider(
     context.extensionUri,
     host,
@@ -52,7 +73,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     log,
   );
   context.subscriptions.push(tree, vscode.window.registerWebviewViewProvider(TREE_VIEW_ID, tree));
-  context.subscriptions.push(...registerCommands({ host, sessions, tree, settings: () => settings, summarizer: () => summarizer, log }));
+  context.subscriptions.push(...registerCommands({ host, secrets: context.secrets, sessions, tree, settings: () => settings, summarizer: () => summarizer, log }));
   context.subscriptions.push(new StatusBar(host));
   context.subscriptions.push(
     onDidChangeSettings(() => {
@@ -66,7 +87,9 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   context.subscriptions.push(host.onDidChangeSession((sm) => void vscode.commands.executeCommand("setContext", "arbor.hasSession", sm !== undefined)));
   log.info(`Arbor ${context.extension.packageJSON.version as string} activated for ${location().cwd}`);
 
+  const core = createArborApi(host.extensions, () => host.currentRuntime);
   return {
+    ...core,
     version: context.extension.packageJSON.version as string,
     get currentSession() {
       return host.current;

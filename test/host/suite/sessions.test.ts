@@ -8,9 +8,18 @@ import * as vscode from "vscode";
 import { SessionManager } from "../../../src/core/session/session-manager";
 import type { SampleSessions } from "../../support/sample-sessions";
 
+interface StaleCheckContext {
+  readonly sessionFile: string | undefined;
+  appendEntry(customType: string, data?: unknown): string;
+  setLabel(entryId: string, label: string | undefined): string;
+  setSessionName(name: string): string;
+}
+
 interface Api {
   readonly currentSession: SessionManager | undefined;
   readonly onDidChangeSession: vscode.Event<SessionManager | undefined>;
+  getSessionContext(): StaleCheckContext | undefined;
+  registerSessionExtension(ext: { name: string; handlers: Record<string, (event: { type: string }) => unknown> }): vscode.Disposable;
 }
 
 interface RefManager {
@@ -130,6 +139,38 @@ describe("Arbor sessions in the extension host", function () {
     assert.equal(end?.id, s.main.branchPointId);
     assert.deepEqual(ref.buildSessionContext(), JSON.parse(JSON.stringify(before.buildSessionContext(s.main.branchPointId))));
     assert.throws(() => before.appendCustomEntry("x"), /closed|read-only/, "the old session is closed");
+  });
+
+  it("a context captured before a fork goes stale: it throws and writes to neither file", async () => {
+    await vscode.commands.executeCommand("arbor.resumeSession", s.mainFile);
+    const context = arbor.getSessionContext();
+    assert.ok(context);
+    assert.equal(context.sessionFile, s.mainFile);
+    const events: string[] = [];
+    const reg = arbor.registerSessionExtension({
+      name: "host-test",
+      handlers: {
+        session_before_fork: (e) => void events.push(e.type),
+        session_shutdown: (e) => void events.push(e.type),
+        session_start: (e) => void events.push(e.type),
+      },
+    });
+    await vscode.commands.executeCommand("arbor.forkFromEntry", s.main.branchPointId);
+    reg.dispose();
+    assert.deepEqual(events, ["session_before_fork", "session_shutdown", "session_start"]);
+    const forked = arbor.currentSession!.getSessionFile()!;
+    const oldBytes = readFileSync(s.mainFile, "utf8");
+    const newBytes = readFileSync(forked, "utf8");
+    for (const call of [() => context.appendEntry("stale.write", { n: 1 }), () => context.setLabel(s.main.firstUserId, "stale"), () => context.setSessionName("stale")]) {
+      assert.throws(call, (e: unknown) => e instanceof Error && /stale/i.test(e.message) && /session replacement|replaced/i.test(e.message));
+    }
+    await arbor.currentSession!.flush();
+    assert.equal(readFileSync(s.mainFile, "utf8"), oldBytes, "the old file is untouched");
+    assert.equal(readFileSync(forked, "utf8"), newBytes, "the new file is untouched");
+    // a fresh context works on the new session
+    const fresh = arbor.getSessionContext()!;
+    assert.equal(fresh.sessionFile, forked);
+    fresh.appendEntry("host.test", { ok: true });
   });
 
   it("clones the current session at its leaf", async () => {

@@ -168,6 +168,8 @@ export class OpenAiCompatibleProvider implements ModelProvider {
     const controller = new AbortController();
     const forwardAbort = (): void => controller.abort();
     signal?.addEventListener("abort", forwardAbort, { once: true });
+    // Stop may have been pressed while the API key was being read, before the listener existed.
+    if (signal?.aborted) controller.abort();
     try {
       let response: Response;
       try {

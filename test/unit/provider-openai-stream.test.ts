@@ -299,6 +299,25 @@ describe("OpenAiCompatibleProvider streaming", () => {
     assert.equal(server.requests.length, 0);
   });
 
+  it("aborts when Stop comes while the API key is being read (no request left hanging)", async () => {
+    const controller = new AbortController();
+    const slowKey = new OpenAiCompatibleProvider({
+      id: "local",
+      baseUrl: server.baseUrl,
+      getApiKey: async () => {
+        controller.abort();
+        return "key";
+      },
+    });
+    server.script(reply.hang("never", { chunks: 1 }));
+    const message = await collectStream(slowKey.stream(request, controller.signal));
+    assert.equal(message.stopReason, "aborted");
+    for (const r of server.requests) {
+      await r.closed;
+      assert.equal(r.clientAborted, true);
+    }
+  });
+
   it("cancels the HTTP request when the consumer stops iterating early", async () => {
     server.script(reply.hang("first", { chunks: 1 }));
     for await (const event of provider.stream(request)) {

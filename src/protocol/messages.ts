@@ -59,8 +59,6 @@ export type EntryDetails =
   | { kind: "branchSummary"; summary: string; fromId: string }
   | { kind: "text"; text: string };
 
-export const ENTRY_DETAILS_KINDS = ["compaction", "branchSummary", "text"] as const;
-
 // ---------------------------------------------------------------------------
 // Host → webview
 // ---------------------------------------------------------------------------

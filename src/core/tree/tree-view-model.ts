@@ -189,13 +189,6 @@ export class TreeViewModel {
     return true;
   }
 
-  /** Restores folds saved with the UI state (before or after a load). */
-  restoreFolds(ids: Iterable<string>): void {
-    this.foldedIds.clear();
-    for (const id of ids) this.foldedIds.add(id);
-    this.relayout();
-  }
-
   /** Where the leaf is drawn: its row, or the nearest shown (and unfolded) ancestor's when it is hidden. */
   leafRow(): LeafRow | undefined {
     // Asked several times per repaint; under a filter that hides most entries the walk can be long.

@@ -1,5 +1,6 @@
 /** Compaction end to end over the loopback server: manual, threshold, overflow with one retry, cancel and error. */
 import * as assert from "node:assert/strict";
+import { waitFor } from "../support/temp-dir";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AgentSession, type AgentSessionConfig } from "../../src/core/agent/agent-session";
@@ -214,6 +215,8 @@ describe("AgentSession compaction", () => {
     const summarizing = nextEvent(session, (e) => e.type === "compaction_progress" && e.phase === "summarizing");
     const cancelled = session.compact(undefined, { signal: controller.signal });
     await summarizing;
+    // Abort once the request is at the server, so the hanging reply is used up by this request.
+    await waitFor(() => kit.server.pendingReplies() === 0, "the summary request at the server");
     controller.abort();
     assert.deepEqual(await cancelled, { kind: "cancelled", by: "user" });
 

@@ -1,5 +1,6 @@
 /** navigateTree with Pi's semantics: leaf moves that persist, branch summaries through the model, cancel and error. */
 import * as assert from "node:assert/strict";
+import { waitFor } from "../support/temp-dir";
 import { AgentSession } from "../../src/core/agent/agent-session";
 import { AgentError } from "../../src/core/agent/errors";
 import { BRANCH_SUMMARY_INSTRUCTIONS, BRANCH_SUMMARY_PREAMBLE, SUMMARIZER_SYSTEM_PROMPT } from "../../src/core/compaction/prompts";
@@ -129,6 +130,8 @@ describe("AgentSession navigateTree", () => {
     const started = nextEvent(t.session, (e) => e.type === "branch_summary_start");
     const navigation = t.session.navigateTree(t.answer1, { summarize: true, signal: controller.signal });
     await started;
+    // Abort once the request is at the server, so the hanging reply is used up by this request.
+    await waitFor(() => kit.server.pendingReplies() === 0, "the summary request at the server");
     controller.abort();
     assert.deepEqual(await navigation, { cancelled: true, aborted: true, leafId: t.answer2 });
 

@@ -56,6 +56,9 @@ export function summarizeEntry(entry: SessionEntry | Record<string, unknown>, li
         if (tools.length) summary.toolName = tools.join(", ");
         if (m.stopReason === "error" || m.stopReason === "aborted") {
           summary.isError = m.stopReason === "error";
+        } else if (tools.length && !text.trim()) {
+          // A turn that only calls tools: the "no tools" filter hides it with the tool results.
+          summary.toolOnly = true;
         }
         const thinking = content.find((b) => b && b.type === "thinking");
         summary.preview = toPreview(

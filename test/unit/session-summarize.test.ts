@@ -1,0 +1,49 @@
+/** The light per-entry view the tree draws: previews, tool data, markers. */
+import * as assert from "node:assert/strict";
+import { summarizeEntry, toPreview } from "../../src/core/session/summarize";
+import type { SessionEntry } from "../../src/core/session/types";
+import { assistant } from "../support/messages";
+
+const base = { id: "aaaaaaaa", parentId: null, timestamp: "2026-01-01T00:00:00.000Z" };
+
+describe("entry summaries", () => {
+  it("previews are one line of at most 200 characters", () => {
+    const p = toPreview(`  first\n\n  second\t${"x".repeat(1000)}`);
+    assert.ok(p.startsWith("first second x"));
+    assert.equal(p.length, 200);
+    assert.ok(p.endsWith("…"));
+    assert.equal(toPreview("short"), "short");
+  });
+
+  it("marks an assistant turn that only calls tools, but not one with text or an error", () => {
+    const toolOnly = assistant("");
+    toolOnly.content = [{ type: "toolCall", id: "c1", name: "read", arguments: { path: "a" } }];
+    toolOnly.stopReason = "toolUse";
+    const s = summarizeEntry({ ...base, type: "message", message: toolOnly } as SessionEntry, 3);
+    assert.equal(s.toolOnly, true);
+    assert.equal(s.toolName, "read");
+    assert.equal(s.preview, "→ read");
+    const withText = assistant("let me look");
+    withText.content.push({ type: "toolCall", id: "c2", name: "bash", arguments: {} });
+    assert.equal(summarizeEntry({ ...base, type: "message", message: withText } as SessionEntry, 4).toolOnly, undefined);
+    const failed = { ...toolOnly, stopReason: "error" as const, errorMessage: "boom" };
+    const f = summarizeEntry({ ...base, type: "message", message: failed } as SessionEntry, 5);
+    assert.equal(f.toolOnly, undefined);
+    assert.equal(f.isError, true);
+  });
+
+  it("carries what the tree needs for each entry type", () => {
+    const c = summarizeEntry({ ...base, type: "compaction", summary: "## Goal\nx", firstKeptEntryId: "bbbbbbbb", tokensBefore: 1234 }, 2);
+    assert.deepEqual([c.tokensBefore, c.firstKeptEntryId, c.preview], [1234, "bbbbbbbb", "## Goal x"]);
+    const l = summarizeEntry({ ...base, type: "label", targetId: "bbbbbbbb", label: "keep" }, 2);
+    assert.deepEqual([l.targetId, l.label], ["bbbbbbbb", "keep"]);
+    const cleared = summarizeEntry({ ...base, type: "label", targetId: "bbbbbbbb" }, 2);
+    assert.equal(cleared.label, undefined);
+    const marker = summarizeEntry({ ...base, type: "custom", customType: "arbor.checkout" }, 2);
+    assert.equal(marker.checkoutMarker, true);
+    const unknown = summarizeEntry({ ...base, type: "hologram" } as unknown as SessionEntry, 2);
+    assert.match(unknown.preview, /unknown entry type "hologram"/);
+    const bash = summarizeEntry({ ...base, type: "message", message: { role: "bashExecution", command: "ls", output: "", exitCode: 2, cancelled: false, truncated: false, timestamp: 1 } } as SessionEntry, 2);
+    assert.deepEqual([bash.preview, bash.isError], ["$ ls (exit 2)", true]);
+  });
+});

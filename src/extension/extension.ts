@@ -19,10 +19,13 @@ import { TREE_VIEW_ID, TreeViewProvider } from "./tree-view-provider";
  */
 export interface ArborApi extends CoreArborApi {
   readonly version: string;
-  /** The session open in this window, if any. */
-  readonly currentSession: SessionManager | undefined;
-  /** Fires when the session of this window is replaced or closed. */
-  readonly onDidChangeSession: vscode.Event<SessionManager | undefined>;
+  /** Fires when the session of this window is replaced or closed (use `getSessionContext()` for a fresh context). */
+  readonly onDidChangeSession: vscode.Event<unknown>;
+  /**
+   * Only when the extension host runs with ARBOR_TEST_HOOKS=1 (Arbor's own extension-host tests):
+   * direct access to the current session manager. Other extensions use contexts, which go stale.
+   */
+  readonly testing?: { readonly currentSession: SessionManager | undefined };
 }
 
 /** Called by VS Code on activation; returns the API other extensions receive. */
@@ -91,10 +94,8 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   return {
     ...core,
     version: context.extension.packageJSON.version as string,
-    get currentSession() {
-      return host.current;
-    },
     onDidChangeSession: host.onDidChangeSession,
+    ...(process.env.ARBOR_TEST_HOOKS === "1" ? { testing: { get currentSession() { return host.current; } } } : {}),
   };
 }
 

@@ -48,7 +48,7 @@ export async function runHostTestsInCodeServer(options: HostTestRunOptions): Pro
     const samplesFile = join(sandbox.root, "sample-sessions.json");
     writeFileSync(samplesFile, JSON.stringify(await createSampleSessions({ agentDir, cwd: workspace }), null, 2));
     // The server, and so the extension host, inherits these.
-    Object.assign(sandbox.env, { PI_CODING_AGENT_DIR: agentDir, ARBOR_HOST_WORKSPACE: workspace, ARBOR_SAMPLE_SESSIONS: samplesFile });
+    Object.assign(sandbox.env, { PI_CODING_AGENT_DIR: agentDir, ARBOR_HOST_WORKSPACE: workspace, ARBOR_SAMPLE_SESSIONS: samplesFile, ARBOR_TEST_HOOKS: "1" });
     const server = await startVscodeServer(sandbox, options.verbose ? { echo: (line) => log(`[server] ${line}`) } : {});
     cleanups.push(() => server.stop());
     const browser = await launchChromium(sandbox);

@@ -16,7 +16,7 @@ interface StaleCheckContext {
 }
 
 interface Api {
-  readonly currentSession: SessionManager | undefined;
+  readonly testing?: { readonly currentSession: SessionManager | undefined };
   readonly onDidChangeSession: vscode.Event<SessionManager | undefined>;
   getSessionContext(): StaleCheckContext | undefined;
   registerSessionExtension(ext: { name: string; handlers: Record<string, (event: { type: string }) => unknown> }): vscode.Disposable;
@@ -37,6 +37,12 @@ function samples(): SampleSessions {
   const file = process.env.ARBOR_SAMPLE_SESSIONS;
   assert.ok(file, "ARBOR_SAMPLE_SESSIONS is not set by the runner");
   return JSON.parse(readFileSync(file, "utf8")) as SampleSessions;
+}
+
+/** The session manager behind the window (through the test-only hook). */
+function current(api: Api): SessionManager | undefined {
+  assert.ok(api.testing, "the runner sets ARBOR_TEST_HOOKS=1");
+  return api.testing.currentSession;
 }
 
 async function api(): Promise<Api> {
@@ -80,12 +86,12 @@ describe("Arbor sessions in the extension host", function () {
     await sleep(800);
     await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
     await running;
-    assert.equal(arbor.currentSession?.getSessionFile(), newest.path);
+    assert.equal(current(arbor)?.getSessionFile(), newest.path);
   });
 
   it("resumes a given session, checks out an entry on another branch, and the file resumes there in Pi", async () => {
     await vscode.commands.executeCommand("arbor.resumeSession", s.mainFile);
-    const sm = arbor.currentSession!;
+    const sm = current(arbor)!;
     assert.equal(sm.getSessionFile(), s.mainFile);
     assert.equal(sm.getSessionName(), s.mainName);
     await vscode.commands.executeCommand("arbor.checkoutEntry", s.main.abandonedLeafId);
@@ -101,7 +107,7 @@ describe("Arbor sessions in the extension host", function () {
 
   it("labels and clears a label through the commands; Pi reads them from the file", async () => {
     await vscode.commands.executeCommand("arbor.resumeSession", s.mainFile);
-    const sm = arbor.currentSession!;
+    const sm = current(arbor)!;
     await vscode.commands.executeCommand("arbor.labelEntry", { entryId: s.main.firstUserId, label: "from the host test" });
     assert.equal(sm.getLabel(s.main.firstUserId), "from the host test");
     const pi = await loadReference();
@@ -120,12 +126,12 @@ describe("Arbor sessions in the extension host", function () {
 
   it("forks from an entry into a new file linked to the old one, and every surface rebinds", async () => {
     await vscode.commands.executeCommand("arbor.resumeSession", s.mainFile);
-    const before = arbor.currentSession!;
+    const before = current(arbor)!;
     let replaced: SessionManager | undefined;
     const sub = arbor.onDidChangeSession((sm) => (replaced = sm));
     await vscode.commands.executeCommand("arbor.forkFromEntry", s.main.branchPointId);
     sub.dispose();
-    const after = arbor.currentSession!;
+    const after = current(arbor)!;
     assert.notEqual(after, before);
     assert.equal(replaced, after);
     const file = after.getSessionFile()!;
@@ -158,13 +164,13 @@ describe("Arbor sessions in the extension host", function () {
     await vscode.commands.executeCommand("arbor.forkFromEntry", s.main.branchPointId);
     reg.dispose();
     assert.deepEqual(events, ["session_before_fork", "session_shutdown", "session_start"]);
-    const forked = arbor.currentSession!.getSessionFile()!;
+    const forked = current(arbor)!.getSessionFile()!;
     const oldBytes = readFileSync(s.mainFile, "utf8");
     const newBytes = readFileSync(forked, "utf8");
     for (const call of [() => context.appendEntry("stale.write", { n: 1 }), () => context.setLabel(s.main.firstUserId, "stale"), () => context.setSessionName("stale")]) {
       assert.throws(call, (e: unknown) => e instanceof Error && /stale/i.test(e.message) && /session replacement|replaced/i.test(e.message));
     }
-    await arbor.currentSession!.flush();
+    await current(arbor)!.flush();
     assert.equal(readFileSync(s.mainFile, "utf8"), oldBytes, "the old file is untouched");
     assert.equal(readFileSync(forked, "utf8"), newBytes, "the new file is untouched");
     // a fresh context works on the new session
@@ -175,9 +181,9 @@ describe("Arbor sessions in the extension host", function () {
 
   it("clones the current session at its leaf", async () => {
     await vscode.commands.executeCommand("arbor.resumeSession", s.mainFile);
-    const leaf = arbor.currentSession!.getLeafId();
+    const leaf = current(arbor)!.getLeafId();
     await vscode.commands.executeCommand("arbor.cloneSession");
-    const clone = arbor.currentSession!;
+    const clone = current(arbor)!;
     assert.notEqual(clone.getSessionFile(), s.mainFile);
     const pi = await loadReference();
     const ref = pi.SessionManager.open(clone.getSessionFile()!);
@@ -187,9 +193,9 @@ describe("Arbor sessions in the extension host", function () {
 
   it("continues the most recent session of the workspace", async () => {
     await vscode.commands.executeCommand("arbor.continueRecent");
-    await until(() => arbor.currentSession !== undefined, "a session");
+    await until(() => current(arbor) !== undefined, "a session");
     const newest = (await SessionManager.list(process.env.ARBOR_HOST_WORKSPACE!, { indexDir: false }))
       .map((i) => i.path);
-    assert.ok(newest.includes(arbor.currentSession!.getSessionFile()!));
+    assert.ok(newest.includes(current(arbor)!.getSessionFile()!));
   });
 });

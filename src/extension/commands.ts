@@ -129,7 +129,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   /** Opens a session; when its stored working folder is gone, offers the workspace folder instead. */
   const openSession = async (path: string): Promise<boolean> => {
     try {
-      const opened = await host.open(path);
+      // Opening a 100 MB session takes a moment: say so in the status bar.
+      const opened = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: "Arbor: opening session" }, () => host.open(path));
       if (!opened) void vscode.window.showInformationMessage("An extension cancelled opening that session.");
       return opened;
     } catch (err) {

@@ -126,6 +126,13 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     if (result.editText !== undefined) await offerEditText(result.editText);
   };
 
+  const clearLabel = async (id: string): Promise<void> => {
+    const sm = requireSession();
+    if (sm.getLabel(id) === undefined) return;
+    sm.appendLabelChange(id, undefined);
+    await sm.flush();
+  };
+
   /** Opens a session; when its stored working folder is gone, offers the workspace folder instead. */
   const openSession = async (path: string): Promise<boolean> => {
     try {
@@ -225,10 +232,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const labelled = sm.getLabels();
       if (!labelled.size) return void vscode.window.showInformationMessage("No entry of this session has a label.");
       const id = entryIdOf(arg) ?? (await pickEntry(sm, "Clear the label of which entry?", (s) => labelled.has(s.id)));
-      if (id && sm.getLabel(id) !== undefined) {
-        sm.appendLabelChange(id, undefined);
-        await sm.flush();
-      }
+      if (id) await clearLabel(id);
     },
     "arbor.checkoutEntry": async (arg?: unknown) => {
       const sm = requireSession();
@@ -294,11 +298,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     },
     "arbor.tree.clearLabel": async (arg?: unknown) => {
       const id = entryIdOf(arg) ?? tree.selectedEntryId;
-      const sm = requireSession();
-      if (id && sm.getLabel(id) !== undefined) {
-        sm.appendLabelChange(id, undefined);
-        await sm.flush();
-      }
+      if (id) await clearLabel(id);
     },
     "arbor.tree.copyText": async (arg?: unknown) => {
       const id = entryIdOf(arg) ?? tree.selectedEntryId;

@@ -1,0 +1,344 @@
+/**
+ * End-to-end tests of the Arbor container in a real VS Code (code-server): the packaged arbor.vsix,
+ * installed as a user would, on genuine Pi sample sessions, driven in chromium. One workbench is shared
+ * by the tests to keep the tier fast; each test brings the session it needs to the screen itself, so
+ * any one of them also runs alone (`npm run test:e2e -- --grep ...`).
+ */
+import { strict as assert } from "node:assert";
+import { spawn } from "node:child_process";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createSampleSessions, SampleSessions } from "../support/sample-sessions";
+import { createScratchFolder, openWorkbench, repoRoot, WorkbenchSession } from "./harness";
+import {
+  answerInputBox, conversationTree, pickWebviewContextMenuItem, resumeSessionFromList, resumeSessionInline,
+  revealTreeRow, selectTreeRowWithKeys, sessionRow, treeRow, treeStatus, waitForCurrentSessionRow, waitUntil,
+} from "./harness/arbor-views";
+import { showConversationTreeLarge } from "./harness/layout";
+
+// A real import() even from CommonJS output (module node16), since the reference package is ESM only.
+const loadReference = () => import("@mariozechner/pi-coding-agent");
+type Reference = Awaited<ReturnType<typeof loadReference>>;
+type ReferenceManager = ReturnType<Reference["SessionManager"]["open"]>;
+
+/** Markup that would run or load something if the tree ever parsed text as HTML. */
+const hostileMarkup = `<script>alert(1)</script> and <img src=x onerror="window.__pwned=1">`;
+
+interface HostileSession {
+  readonly file: string;
+  readonly name: string;
+  readonly userId: string;
+  readonly assistantId: string;
+}
+
+/** A genuine Pi session (written by the reference) whose texts, label and name carry markup. */
+async function writeHostileSession(sessionDir: string, cwd: string): Promise<HostileSession> {
+  const { SessionManager } = await loadReference();
+  const session = SessionManager.create(cwd, sessionDir);
+  const userId = session.appendMessage({ role: "user", content: `Show this literally: ${hostileMarkup}`, timestamp: Date.now() });
+  const assistantId = session.appendMessage({
+    role: "assistant",
+    content: [{ type: "text", text: `${hostileMarkup} stays text.` }],
+    api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5",
+    usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+    stopReason: "stop", timestamp: Date.now(),
+  });
+  session.appendLabelChange(assistantId, `<img src=x onerror="window.__pwned=1">`);
+  const name = `Hostile <b>markup</b>`;
+  session.appendSessionInfo(name);
+  const file = session.getSessionFile();
+  if (!file) throw new Error("The reference SessionManager wrote no file for the hostile session.");
+  return { file, name, userId, assistantId };
+}
+
+/** The file's entries (the header left out), parsed line by line. */
+function readEntries(file: string): { id: string; type: string; parentId: string | null; [key: string]: unknown }[] {
+  return readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as { id: string; type: string; parentId: string | null })
+    .filter((entry) => entry.type !== "session");
+}
+
+/** What Pi makes of a file: the reference's SessionManager on it. */
+async function openWithReference(file: string): Promise<ReferenceManager> {
+  return (await loadReference()).SessionManager.open(file);
+}
+
+/** Runs `node` in a separate process that appends a user message with the reference; returns its id. */
+function appendFromAnotherProcess(file: string, text: string): Promise<string> {
+  const script = [
+    `const { SessionManager } = await import("@mariozechner/pi-coding-agent");`,
+    `const [file, text] = process.argv.slice(1);`,
+    `const session = SessionManager.open(file);`,
+    `process.stdout.write(session.appendMessage({ role: "user", content: text, timestamp: Date.now() }));`,
+  ].join("\n");
+  return new Promise((resolve, reject) => {
+    // cwd: the repository, so that the bare specifier resolves to its node_modules.
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script, file, text], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+    child.once("error", reject);
+    child.once("exit", (code) => (code === 0 && /^[0-9a-f]{8}$/.test(out) ? resolve(out) : reject(new Error(`The appending process exited ${code}: ${out}\n${err}`))));
+  });
+}
+
+describe("Arbor's views in a real VS Code (e2e)", function () {
+  this.timeout(120_000);
+  let scratch: { readonly path: string; dispose(): void };
+  let session: WorkbenchSession | undefined;
+  let samples: SampleSessions;
+  let hostile: HostileSession;
+  /** Every alert/confirm/prompt the page opened: none may ever open. */
+  const dialogs: string[] = [];
+
+  const workbench = () => session!.workbench;
+  const tree = () => conversationTree(workbench());
+
+  /** Brings a session to the tree by clicking its row in the Sessions view, unless it is already shown. */
+  async function showSession(name: string): Promise<void> {
+    await workbench().openViewContainer("Arbor");
+    const shown = (await tree().locator(".session-name").textContent({ timeout: 2_000 }).catch(() => null)) === name;
+    if (shown) return waitForCurrentSessionRow(workbench(), name);
+    await resumeSessionFromList(workbench(), name);
+  }
+
+  before(async () => {
+    scratch = createScratchFolder("e2e-tree");
+    const workspace = join(scratch.path, "workspace");
+    const agentDir = join(scratch.path, "agent");
+    mkdirSync(workspace);
+    writeFileSync(join(workspace, "README.md"), "# e2e workspace\n");
+    samples = await createSampleSessions({ agentDir, cwd: workspace });
+    hostile = await writeHostileSession(samples.sessionDir, workspace);
+    session = await openWorkbench({ folder: workspace, theme: "light", env: { PI_CODING_AGENT_DIR: agentDir }, viewport: { width: 1400, height: 1000 } });
+    session.page.on("dialog", (dialog) => {
+      dialogs.push(`${dialog.type()}: ${dialog.message()}`);
+      void dialog.dismiss().catch(() => undefined);
+    });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === "failed" && session) {
+      await session.workbench.screenshot(`failed-${this.currentTest.fullTitle()}`).catch(() => undefined);
+      // A menu or input box left open would block the next test's clicks.
+      for (let i = 0; i < 2; i++) await session.page.keyboard.press("Escape").catch(() => undefined);
+    }
+  });
+
+  after(async () => {
+    await session?.close();
+    scratch?.dispose();
+  });
+
+  it("opens the Arbor container with its Sessions view and Conversation Tree", async () => {
+    const sideBar = await workbench().openViewContainer("Arbor");
+    await workbench().viewPane("Sessions").waitFor({ state: "attached" });
+    await workbench().viewPane("Conversation Tree").waitFor({ state: "attached" });
+    // The webview loaded, said ready, and the host answered: with no session open it says so.
+    await tree().locator(".empty", { hasText: "No session is open" }).waitFor({ state: "visible" });
+    assert.match((await sideBar.locator(".composite.title h2").textContent()) ?? "", /arbor/i);
+  });
+
+  it("resumes the main sample session from the Sessions view and draws its tree: labels, the leaf, the compaction", async () => {
+    await showSession(samples.mainName);
+    const ids = samples.main;
+    const entries = readEntries(samples.mainFile);
+    const t = tree();
+
+    // Every entry the default filter shows, on both branches, in file order.
+    for (const id of [ids.firstUserId, ids.branchPointId, ids.abandonedLeafId, ids.branchSummaryId, ids.firstKeptEntryId, ids.compactionId, ids.fixedLabelTargetId]) {
+      await revealTreeRow(t, id);
+    }
+    const status = await treeStatus(t);
+    assert.equal(status.total, entries.length, `the tree knows every entry of the file (${status.text})`);
+    assert.ok(status.shown < status.total, `the default filter hides labels, model changes and the name (${status.text})`);
+
+    // Label badges on their targets.
+    for (const [id, label] of [[ids.diagnosisLabelTargetId, "diagnosis"], [ids.fixedLabelTargetId, "fixed"]] as const) {
+      const row = await revealTreeRow(t, id);
+      assert.equal((await row.locator(".badge.label .badge-text").textContent())?.trim(), label);
+      assert.match((await row.getAttribute("aria-label")) ?? "", new RegExp(`label ${label}`));
+    }
+
+    // The compaction: its own marker with tokensBefore from the file.
+    const compaction = entries.find((e) => e.id === ids.compactionId) as { tokensBefore: number } | undefined;
+    assert.ok(compaction && compaction.tokensBefore > 1000);
+    const compactionRow = await revealTreeRow(t, ids.compactionId);
+    assert.match((await compactionRow.getAttribute("class")) ?? "", /\bkind-compaction\b/);
+    assert.equal((await compactionRow.locator(".tag").textContent())?.trim(), "compaction");
+    assert.equal((await compactionRow.locator(".badge.detail").textContent())?.trim(), `${Math.round(compaction.tokensBefore / 1000)}k tokens`);
+
+    // The leaf is the session name entry, which the default filter hides: its nearest drawn ancestor
+    // carries the mark, and the status line says so. The abandoned branch is off the active path.
+    const leaf = entries.find((e) => e.id === ids.leafId);
+    assert.ok(leaf?.parentId);
+    const leafHolder = entries.find((e) => e.id === leaf.parentId);
+    assert.equal(leafHolder?.type, "custom_message", "the sample's leaf hangs under the reminder");
+    const leafRow = await revealTreeRow(t, leafHolder.id);
+    assert.match((await leafRow.getAttribute("class")) ?? "", /\bleaf-inside\b/);
+    assert.match((await leafRow.locator(".marker").getAttribute("class")) ?? "", /codicon-circle-outline/);
+    assert.match(status.text, /leaf hidden by filter/);
+    assert.equal(await t.locator('[role="treeitem"]:not([hidden])[aria-current="true"]').count(), 0, "no drawn row claims to be the exact leaf");
+    assert.doesNotMatch((await (await revealTreeRow(t, ids.abandonedLeafId)).getAttribute("class")) ?? "", /\bon-path\b/);
+    assert.match((await (await revealTreeRow(t, ids.firstKeptEntryId)).getAttribute("class")) ?? "", /\bon-path\b/);
+  });
+
+  it("saves screenshots of the Conversation Tree in the light and the dark theme", async () => {
+    await showSession(samples.mainName);
+    const { page, setTheme } = session!;
+    const pane = await showConversationTreeLarge(page, workbench(), { sideBarWidth: 520, sessionsHeight: 280 });
+
+    // Selecting the compaction (keys only select; a click would check it out) opens its details,
+    // fetched from the extension host: the summary, tokensBefore and the span it replaced.
+    await selectTreeRowWithKeys(page, tree(), samples.main.compactionId);
+    const compaction = readEntries(samples.mainFile).find((e) => e.id === samples.main.compactionId) as { summary: string; tokensBefore: number } | undefined;
+    assert.ok(compaction);
+    const details = tree().locator(".details");
+    await details.locator(".details-text", { hasText: compaction.summary }).waitFor({ state: "visible" });
+    assert.match((await details.locator(".details-facts").textContent()) ?? "", new RegExp(`^${Math.round(compaction.tokensBefore / 1000)}k tokens before · replaced \\d+ entries$`));
+    await treeRow(tree(), samples.main.firstKeptEntryId).locator(".badge.kept").waitFor({ state: "visible" });
+
+    const shots: Record<string, string> = {};
+    for (const theme of ["light", "dark"] as const) {
+      await setTheme(theme);
+      // The webview takes the theme's colours from the workbench: wait until its body shows them.
+      await tree().locator(`body.vscode-${theme}`).waitFor({ state: "attached" });
+      shots[theme] = await workbench().screenshot(`conversation-tree-${theme}-page`);
+      const path = join(repoRoot, "test-results", `conversation-tree-${theme}.png`);
+      await pane.screenshot({ path });
+      shots[`${theme}-pane`] = path;
+    }
+    // The README's copies are refreshed on request only, so that a test run leaves the tree clean.
+    if (process.env.ARBOR_UPDATE_DOCS_SCREENSHOTS === "1") {
+      mkdirSync(join(repoRoot, "docs/screenshots"), { recursive: true });
+      for (const theme of ["light", "dark"]) copyFileSync(shots[`${theme}-pane`]!, join(repoRoot, "docs/screenshots", `conversation-tree-${theme}.png`));
+    }
+    await setTheme("light");
+    for (const path of Object.values(shots)) assert.ok(readFileSync(path).length > 10_000, `${path} holds a real image`);
+  });
+
+  it("checks out an entry on the abandoned branch with a click; the file and the reference package agree on the new leaf", async () => {
+    await showSession(samples.mainName);
+    const ids = samples.main;
+    const before = await openWithReference(samples.mainFile);
+    const contextBefore = before.buildSessionContext();
+    const linesBefore = readEntries(samples.mainFile).length;
+
+    const target = await revealTreeRow(tree(), ids.abandonedLeafId);
+    await target.click();
+
+    // On screen: the clicked assistant reply is now the leaf itself.
+    await tree().locator(`[role="treeitem"]:not([hidden])[aria-current="true"][data-vscode-context*='"entryId":"${ids.abandonedLeafId}"']`).waitFor({ state: "visible" });
+    const row = treeRow(tree(), ids.abandonedLeafId);
+    assert.match((await row.getAttribute("class")) ?? "", /\bleaf\b/);
+    assert.match((await row.getAttribute("class")) ?? "", /\bon-path\b/);
+    assert.match((await row.locator(".marker").getAttribute("class")) ?? "", /codicon-circle-filled/);
+    assert.equal(await tree().locator('[role="treeitem"]:not([hidden]).leaf-inside').count(), 0, "the old leaf mark is gone");
+    const leftBehind = await revealTreeRow(tree(), ids.firstKeptEntryId);
+    assert.doesNotMatch((await leftBehind.getAttribute("class")) ?? "", /\bon-path\b/, "the branch left behind is off the active path");
+
+    // In the file: one checkout marker under the clicked entry, appended last.
+    const marker = await waitUntil("the checkout marker in the session file", () => {
+      const entries = readEntries(samples.mainFile);
+      const last = entries[entries.length - 1];
+      return entries.length > linesBefore && last?.type === "custom" ? last : undefined;
+    });
+    assert.equal(marker.customType, "arbor.checkout");
+    assert.equal(marker.parentId, ids.abandonedLeafId);
+    assert.equal(readEntries(samples.mainFile).length, linesBefore + 1, "a checkout appends exactly one line");
+
+    // In Pi: the reference resumes at the marker, whose context is exactly the clicked entry's.
+    const after = await openWithReference(samples.mainFile);
+    assert.equal(after.getLeafId(), marker.id);
+    const atEntry = await openWithReference(samples.mainFile);
+    atEntry.branch(ids.abandonedLeafId);
+    const contextAfter = after.buildSessionContext();
+    assert.deepEqual(contextAfter, atEntry.buildSessionContext());
+    assert.notDeepEqual(contextAfter.messages, contextBefore.messages);
+    const last = contextAfter.messages[contextAfter.messages.length - 1] as { role: string; content: { type: string; text?: string }[] };
+    assert.equal(last.role, "assistant");
+    assert.match(last.content.map((block) => block.text ?? "").join(""), /chunk boundary can fall between/);
+  });
+
+  it("labels an entry from the row's context menu and shows the badge", async () => {
+    await showSession(samples.mainName);
+    const { page } = session!;
+    const id = samples.main.firstUserId;
+    const label = `e2e-${Date.now().toString(36)}`;
+    const row = await revealTreeRow(tree(), id);
+    assert.equal(await row.locator(".badge.label").count(), 0, "the entry has no label yet");
+
+    await pickWebviewContextMenuItem(page, row, "Label...");
+    await answerInputBox(page, label);
+
+    await treeRow(tree(), id).locator(".badge.label .badge-text", { hasText: label }).waitFor({ state: "visible" });
+    assert.match((await treeRow(tree(), id).getAttribute("aria-label")) ?? "", new RegExp(`label ${label}`));
+    const reference = await waitUntil("the label in the session file", async () => {
+      const manager = await openWithReference(samples.mainFile);
+      return manager.getLabel(id) === label ? manager : undefined;
+    });
+    assert.equal(reference.getLabel(samples.main.diagnosisLabelTargetId), "diagnosis", "other labels are untouched");
+
+    // The row's menu now offers Clear Label (its `hasLabel` context follows the badge).
+    await treeRow(tree(), id).click({ button: "right" });
+    await page.locator(".context-view .monaco-menu").getByRole("menuitem", { name: "Clear Label", exact: true }).waitFor({ state: "visible" });
+    await page.keyboard.press("Escape");
+  });
+
+  it("shows entries that another process appends to the open session, without any user action", async () => {
+    await showSession(samples.mainName);
+    const totalBefore = (await treeStatus(tree())).total;
+    const text = `Appended from a terminal ${Date.now().toString(36)}`;
+    const id = await appendFromAnotherProcess(samples.mainFile, text);
+
+    // No click, no refresh: only waiting. revealTreeRow scrolls but never asks the extension for anything.
+    await tree().locator(".status", { hasText: new RegExp(`^\\d+ of ${totalBefore + 1} entries`) }).waitFor({ state: "visible", timeout: 10_000 });
+    const row = await revealTreeRow(tree(), id, 10_000);
+    assert.equal((await row.locator(".text").textContent())?.trim(), text);
+    assert.match((await row.getAttribute("class")) ?? "", /\bkind-user\b/);
+  });
+
+  it("resumes another session with the Sessions view's inline Resume action and switches the tree to it", async () => {
+    await showSession(samples.mainName);
+    await resumeSessionInline(workbench(), samples.forkName);
+
+    const forkEntries = readEntries(samples.forkFile);
+    await waitUntil("the fork's entry count in the status line", async () => (await treeStatus(tree())).total === forkEntries.length);
+    const forkOnly = forkEntries.filter((e) => !readEntries(samples.mainFile).some((m) => m.id === e.id) && e.type === "message");
+    assert.ok(forkOnly.length > 0, "the fork has messages of its own");
+    for (const entry of forkOnly) await revealTreeRow(tree(), entry.id);
+    // The Sessions view marks the resumed session as the open one (no inline Resume any more).
+    const forkRow = sessionRow(workbench(), samples.forkName);
+    await forkRow.hover();
+    await forkRow.locator(".actions").getByRole("button", { name: "Rename", exact: true }).waitFor({ state: "visible" });
+    assert.equal(await forkRow.locator(".actions").getByRole("button", { name: "Resume", exact: true }).count(), 0);
+  });
+
+  it("renders markup in a session's texts, label and name as inert text in the real webview", async () => {
+    await showSession(hostile.name);
+    const t = tree();
+    const userRow = await revealTreeRow(t, hostile.userId);
+    const assistantRow = await revealTreeRow(t, hostile.assistantId);
+    assert.equal((await userRow.locator(".text").textContent())?.trim(), `Show this literally: ${hostileMarkup}`);
+    assert.equal((await assistantRow.locator(".text").textContent())?.trim(), `${hostileMarkup} stays text.`);
+    assert.equal((await assistantRow.locator(".badge.label .badge-text").textContent())?.trim(), `<img src=x onerror="window.__pwned=1">`);
+    assert.equal((await t.locator(".session-name").textContent())?.trim(), hostile.name);
+
+    // Nothing was parsed as HTML: no image anywhere, and no script beyond the webview's own bundle.
+    const app = t.locator("body");
+    const counts = await app.evaluate((body: unknown) => {
+      const doc = (body as { ownerDocument: { querySelectorAll(s: string): { length: number; [i: number]: { textContent: string | null; getAttribute(n: string): string | null } } } }).ownerDocument;
+      const scripts = doc.querySelectorAll("script");
+      const inline: string[] = [];
+      for (let i = 0; i < scripts.length; i++) if ((scripts[i]!.textContent ?? "").includes("alert")) inline.push(scripts[i]!.textContent ?? "");
+      return { img: doc.querySelectorAll("img").length, bold: doc.querySelectorAll("b").length, scripts: scripts.length, alertScripts: inline.length };
+    });
+    assert.ok(counts.scripts >= 1, "the query looked at the webview's own document (its bundle is a script)");
+    assert.deepEqual({ img: counts.img, bold: counts.bold, alertScripts: counts.alertScripts }, { img: 0, bold: 0, alertScripts: 0 });
+    const pwned = await app.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned);
+    assert.equal(pwned, undefined);
+    assert.equal(await session!.page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned), undefined);
+    assert.deepEqual(dialogs, [], "no alert or other dialog ever opened");
+  });
+});

@@ -1,0 +1,221 @@
+/**
+ * Arbor's own surfaces in the workbench, as a user reaches them: rows of the Sessions view and their
+ * inline actions, the Conversation Tree webview and its (virtualised) rows, the workbench's context
+ * menu over a webview, and the input box. Also a polling wait for conditions outside the browser.
+ */
+import { FrameLocator, Locator, Page } from "playwright-core";
+import { defaultUiTimeoutMs, Workbench } from "./workbench";
+
+/** `publisher.name` of the packaged extension: the webview frames carry it in their URL. */
+export const arborExtensionId = "arbor-dev.arbor";
+
+/** The row height of the Conversation Tree's virtualised list (webview/tree-list.ts). */
+const treeRowHeight = 22;
+
+/** The Conversation Tree's document (two frames deep). */
+export function conversationTree(workbench: Workbench): FrameLocator {
+  return workbench.webview({ extensionId: arborExtensionId });
+}
+
+/**
+ * The drawn row of an entry. The list reuses a small pool of row elements and hides the spare ones
+ * without clearing them, so a hidden element may still name an entry it no longer shows.
+ */
+export function treeRow(tree: FrameLocator, entryId: string): Locator {
+  return tree.locator(`[role="treeitem"]:not([hidden])[data-vscode-context*='"entryId":"${entryId}"']`);
+}
+
+/** The drawn rows whose text contains `text`. */
+export function treeRowsWithText(tree: FrameLocator, text: string): Locator {
+  return tree.locator('[role="treeitem"]:not([hidden])', { has: tree.locator(".text", { hasText: text }) });
+}
+
+/** Waits until the tree shows the session called `name` (the line under the toolbar). */
+export async function waitForTreeSession(tree: FrameLocator, name: string, timeoutMs = defaultUiTimeoutMs): Promise<void> {
+  await tree.locator(".session-name", { hasText: new RegExp(`^${escapeRegExp(name)}$`) }).waitFor({ state: "visible", timeout: timeoutMs });
+}
+
+/** The minimal DOM surface the scrolling helper uses (the test code compiles without the DOM lib). */
+interface ScrollList {
+  scrollTop: number;
+  readonly scrollHeight: number;
+  readonly clientHeight: number;
+  querySelector(selector: string): { getAttribute(name: string): string | null } | null;
+}
+
+/**
+ * Scrolls the virtualised tree until the row of `entryId` is drawn, then centres it, and returns it.
+ * Only rows near the viewport exist in the DOM, so a row far away cannot be found by waiting alone.
+ * Fails with a clear message when no scroll position draws it.
+ */
+export async function revealTreeRow(tree: FrameLocator, entryId: string, timeoutMs = defaultUiTimeoutMs): Promise<Locator> {
+  const row = treeRow(tree, entryId);
+  const selector = `[role="treeitem"]:not([hidden])[data-vscode-context*='"entryId":"${entryId}"']`;
+  const list = tree.locator(".tree");
+  await list.waitFor({ state: "visible", timeout: timeoutMs });
+  const found = await list.evaluate(async (element: unknown, args: { selector: string; rowHeight: number }) => {
+    const scroller = element as ScrollList;
+    const raf = (globalThis as unknown as { requestAnimationFrame(callback: () => void): number }).requestAnimationFrame;
+    // Two frames: the list draws on the scroll event, which the browser dispatches in the next frame.
+    const settle = () => new Promise<void>((resolve) => raf(() => raf(() => resolve())));
+    const centre = async (index: number) => {
+      scroller.scrollTop = Math.max(0, index * args.rowHeight - (scroller.clientHeight - args.rowHeight) / 2);
+      await settle();
+    };
+    const drawn = scroller.querySelector(args.selector);
+    if (drawn) {
+      await centre(Number(drawn.getAttribute("data-index")));
+      return true;
+    }
+    const step = Math.max(args.rowHeight, scroller.clientHeight - 2 * args.rowHeight);
+    for (let top = 0; top <= scroller.scrollHeight; top += step) {
+      scroller.scrollTop = top;
+      await settle();
+      const row = scroller.querySelector(args.selector);
+      if (row) {
+        await centre(Number(row.getAttribute("data-index")));
+        return true;
+      }
+    }
+    return false;
+  }, { selector, rowHeight: treeRowHeight });
+  if (!found) throw new Error(`The Conversation Tree draws no row for entry ${entryId} at any scroll position.`);
+  await row.waitFor({ state: "visible", timeout: timeoutMs });
+  return row;
+}
+
+/**
+ * Selects an entry's row with the arrow keys, as a keyboard user would (a click would check it out).
+ * Returns the row once it is the selected one.
+ */
+export async function selectTreeRowWithKeys(page: Page, tree: FrameLocator, entryId: string, timeoutMs = defaultUiTimeoutMs): Promise<Locator> {
+  const row = await revealTreeRow(tree, entryId, timeoutMs);
+  const target = Number(await row.getAttribute("data-index"));
+  const list = tree.locator(".tree");
+  await list.focus();
+  const selected = tree.locator('[role="treeitem"]:not([hidden])[aria-selected="true"]');
+  // Nothing selected yet: the first key press selects the first row.
+  if ((await selected.count()) === 0) await page.keyboard.press("Home");
+  const from = Number(await selected.getAttribute("data-index", { timeout: timeoutMs }));
+  const key = target < from ? "ArrowUp" : "ArrowDown";
+  for (let i = 0; i < Math.abs(target - from); i++) await page.keyboard.press(key);
+  await tree.locator(`[role="treeitem"]:not([hidden])[aria-selected="true"][data-vscode-context*='"entryId":"${entryId}"']`).waitFor({ state: "visible", timeout: timeoutMs });
+  return row;
+}
+
+/** The tree's status line ("18 of 24 entries · Default ..."), parsed. */
+export async function treeStatus(tree: FrameLocator): Promise<{ shown: number; total: number; text: string }> {
+  const text = ((await tree.locator(".status").textContent()) ?? "").trim();
+  const match = /^([\d,]+) of ([\d,]+) entries/.exec(text);
+  if (!match) throw new Error(`Unexpected Conversation Tree status line: ${JSON.stringify(text)}`);
+  const count = (digits: string) => Number(digits.replace(/,/g, ""));
+  return { shown: count(match[1]!), total: count(match[2]!), text };
+}
+
+/** A row of the Sessions view whose title contains `title`. */
+export function sessionRow(workbench: Workbench, title: string): Locator {
+  return workbench.viewPane("Sessions").locator(".monaco-list-row", { hasText: title }).first();
+}
+
+/** Waits until the Sessions view marks `title` as the session open in this window (its icon). */
+export async function waitForCurrentSessionRow(workbench: Workbench, title: string, timeoutMs = defaultUiTimeoutMs): Promise<void> {
+  await sessionRow(workbench, title).locator(".codicon-comment-discussion").waitFor({ state: "visible", timeout: timeoutMs });
+}
+
+/**
+ * Resumes a session by clicking its row in the Sessions view and waits until the Conversation Tree
+ * shows it and the list marks it as open.
+ */
+export async function resumeSessionFromList(workbench: Workbench, title: string, timeoutMs = defaultUiTimeoutMs): Promise<void> {
+  await clickUntilTreeShows(workbench, title, () => sessionRow(workbench, title).click({ timeout: timeoutMs }), timeoutMs);
+}
+
+/** Resumes a session with its row's inline Resume action (shown on hover), and waits as above. */
+export async function resumeSessionInline(workbench: Workbench, title: string, timeoutMs = defaultUiTimeoutMs): Promise<void> {
+  await clickUntilTreeShows(workbench, title, () => clickSessionInlineAction(workbench, title, "Resume", timeoutMs), timeoutMs);
+}
+
+/**
+ * Clicks until the tree shows the session `title`, then waits for the list to mark it as open.
+ * The Sessions view redraws all its rows after every change in its folder and every appended
+ * message, and a click that lands across a redraw is lost: pressed on a row or button that is
+ * replaced before the release, or on a row whose command the workbench has just unregistered
+ * ("Actual command not found" in the browser console). A user then clicks again; so does this.
+ */
+async function clickUntilTreeShows(workbench: Workbench, title: string, click: () => Promise<void>, timeoutMs: number): Promise<void> {
+  const tree = conversationTree(workbench);
+  const attempts = 3;
+  for (let attempt = 1; ; attempt++) {
+    // A slow switch may have landed after all: clicking again could hit a button that has gone.
+    if (attempt > 1 && (await tree.locator(".session-name").textContent()) === title) break;
+    await click();
+    try {
+      await waitForTreeSession(tree, title, attempt < attempts ? 5_000 : timeoutMs);
+      break;
+    } catch (error) {
+      if (attempt >= attempts) throw error;
+    }
+  }
+  await waitForCurrentSessionRow(workbench, title, timeoutMs);
+}
+
+/**
+ * Runs one of a Sessions view row's inline actions (Resume, Rename, Fork, Delete): they only show
+ * while the pointer is over the row, as for a user.
+ */
+export async function clickSessionInlineAction(workbench: Workbench, title: string, action: string, timeoutMs = defaultUiTimeoutMs): Promise<void> {
+  const row = sessionRow(workbench, title);
+  await row.waitFor({ state: "visible", timeout: timeoutMs });
+  await row.hover();
+  const button = row.locator(".actions").getByRole("button", { name: action, exact: true });
+  await button.waitFor({ state: "visible", timeout: timeoutMs });
+  await button.click();
+}
+
+/**
+ * Right-clicks `target` (an element inside a webview) and picks `item` from the context menu that
+ * the workbench draws for it (from the element's `data-vscode-context` and `webview/context`).
+ */
+export async function pickWebviewContextMenuItem(page: Page, target: Locator, item: string, timeoutMs = defaultUiTimeoutMs): Promise<void> {
+  await target.click({ button: "right" });
+  const menuItem = page.locator(".context-view .monaco-menu").getByRole("menuitem", { name: item, exact: true });
+  await menuItem.waitFor({ state: "visible", timeout: timeoutMs });
+  // A press and release in the same instant does not trigger the workbench's menu items here (the
+  // menu stays open); a press held about as long as a person's does.
+  await menuItem.click({ delay: 100 });
+  await menuItem.waitFor({ state: "hidden", timeout: timeoutMs });
+}
+
+/** Types into the open input box (showInputBox) and accepts it with Enter. */
+export async function answerInputBox(page: Page, text: string, timeoutMs = defaultUiTimeoutMs): Promise<void> {
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: timeoutMs });
+  await input.fill(text);
+  await input.press("Enter");
+  await input.waitFor({ state: "hidden", timeout: timeoutMs });
+}
+
+/**
+ * Polls `check` until it returns a value other than undefined/false and returns that value; fails
+ * with `what` and the last error after `timeoutMs`. For conditions outside the page (files on disk).
+ */
+export async function waitUntil<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ""}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function escapeRegExp(value: string): string {
+  return value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

@@ -1,0 +1,68 @@
+/**
+ * Resizing parts of the workbench by dragging their sashes, as a user would (VS Code keeps no
+ * setting for the side bar's width or a pane's height).
+ */
+import { Locator, Page } from "playwright-core";
+import { defaultUiTimeoutMs, Workbench } from "./workbench";
+
+/** The enabled sash of `selector` whose centre is nearest to (x, y), within `slack` pixels. */
+async function sashNear(page: Page, selector: string, x: number, y: number, slack = 8): Promise<Locator> {
+  const sashes = page.locator(`${selector}:not(.disabled)`);
+  for (const sash of await sashes.all()) {
+    const box = await sash.boundingBox();
+    if (!box || box.width === 0 || box.height === 0) continue;
+    const horizontal = box.width > box.height;
+    const near = horizontal
+      ? Math.abs(box.y + box.height / 2 - y) <= slack && x >= box.x && x <= box.x + box.width
+      : Math.abs(box.x + box.width / 2 - x) <= slack && y >= box.y && y <= box.y + box.height;
+    if (near) return sash;
+  }
+  throw new Error(`No enabled sash (${selector}) at ${Math.round(x)},${Math.round(y)}.`);
+}
+
+/** Drags a sash by (dx, dy) with the mouse, in small steps so that the workbench follows. */
+async function dragSash(page: Page, sash: Locator, dx: number, dy: number): Promise<void> {
+  const box = await sash.boundingBox();
+  if (!box) throw new Error("The sash is not on screen.");
+  const x = box.x + box.width / 2;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  await page.mouse.move(x + dx, y + dy, { steps: 8 });
+  await page.mouse.up();
+}
+
+/** Sets the side bar's width (in CSS pixels) by dragging the sash on its right edge. */
+export async function resizeSideBar(page: Page, width: number): Promise<void> {
+  const sideBar = page.locator(".part.sidebar");
+  await sideBar.waitFor({ state: "visible", timeout: defaultUiTimeoutMs });
+  const box = await sideBar.boundingBox();
+  if (!box) throw new Error("The side bar is not on screen.");
+  const right = box.x + box.width;
+  const sash = await sashNear(page, ".monaco-sash.vertical", right, box.y + box.height / 2);
+  await dragSash(page, sash, width - box.width, 0);
+}
+
+/**
+ * Makes the view pane that follows `paneAbove` in the side bar taller by making `paneAbove`
+ * `height` pixels tall (its header included), dragging the sash between them.
+ */
+export async function resizeViewPane(page: Page, paneAbove: Locator, height: number): Promise<void> {
+  const box = await paneAbove.boundingBox();
+  if (!box) throw new Error("The view pane is not on screen.");
+  const sash = await sashNear(page, ".part.sidebar .monaco-sash.horizontal", box.x + box.width / 2, box.y + box.height);
+  await dragSash(page, sash, 0, height - box.height);
+}
+
+/**
+ * A roomy layout for looking at (and photographing) the Conversation Tree: a wide side bar and a
+ * short Sessions view above the tree. Returns the Conversation Tree's pane.
+ */
+export async function showConversationTreeLarge(page: Page, workbench: Workbench, options: { sideBarWidth?: number; sessionsHeight?: number } = {}): Promise<Locator> {
+  await workbench.openViewContainer("Arbor");
+  await resizeSideBar(page, options.sideBarWidth ?? 520);
+  await resizeViewPane(page, workbench.viewPane("Sessions"), options.sessionsHeight ?? 150);
+  const pane = workbench.viewPane("Conversation Tree");
+  await pane.waitFor({ state: "visible", timeout: defaultUiTimeoutMs });
+  return pane;
+}

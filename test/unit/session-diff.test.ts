@@ -96,8 +96,8 @@ describe("SessionManager against the reference", () => {
     const dir = join(tmp.dir, "list");
     for (let seed = 200; seed < 215; seed++) generateReferenceSession(pi, { seed, entries: 30 + seed % 40, persistDir: dir });
     const indexDir = join(tmp.dir, "index");
-    const expected = await pi.SessionManager.list("/unused", dir);
-    for (const pass of ["cold", "warm"]) {
+    let expected = await pi.SessionManager.list("/unused", dir);
+    const compare = async (pass: string) => {
       const ours = await SessionManager.list("/unused", { sessionDir: dir, indexDir });
       assert.equal(ours.length, expected.length, pass);
       ours.forEach((o, i) => {
@@ -108,6 +108,18 @@ describe("SessionManager against the reference", () => {
           `${pass} listing, ${r.path}`,
         );
       });
+    };
+    await compare("cold");
+    await compare("warm");
+    // Files that grow are read on from where the index left off; twice, so a wrong offset would show.
+    for (const round of [1, 2]) {
+      for (const info of expected.slice(0, 3)) {
+        const grower = pi.SessionManager.open(info.path);
+        grower.appendMessage({ role: "user", content: `round ${round}`, timestamp: Date.now() + round });
+        grower.appendLabelChange(grower.getLeafId()!, `r${round}`);
+      }
+      expected = await pi.SessionManager.list("/unused", dir);
+      await compare(`grown ${round}`);
     }
   });
 });

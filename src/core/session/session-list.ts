@@ -97,7 +97,7 @@ function textOf(content: unknown): string {
 }
 
 /** Reads the lines of `buf` into the scan state, taking the cheap path where a line's shape allows. */
-function scanLines(buf: Buffer, state: ScanState | null, atStart: boolean): ScanState | null {
+function scanLines(buf: Buffer, state: ScanState | null, atStart: boolean, base: number): ScanState | null {
   let pos = 0;
   let first = atStart;
   while (pos < buf.length) {
@@ -115,7 +115,7 @@ function scanLines(buf: Buffer, state: ScanState | null, atStart: boolean): Scan
         if (!relevant || t) {
           state.messageCount++;
           if (t) state.lastActivity = Math.max(state.lastActivity ?? 0, Number(t[1]));
-          state.offset = pos;
+          state.offset = base + pos;
           continue;
         }
       }
@@ -125,7 +125,7 @@ function scanLines(buf: Buffer, state: ScanState | null, atStart: boolean): Scan
       value = JSON.parse(buf.toString("utf8", start, nl)) as Record<string, unknown>;
     } catch {
       if (state) state.badLines++;
-      if (state) state.offset = pos;
+      if (state) state.offset = base + pos;
       continue;
     }
     if (first) {
@@ -140,12 +140,12 @@ function scanLines(buf: Buffer, state: ScanState | null, atStart: boolean): Scan
         firstMessage: "",
         labels: {},
         badLines: 0,
-        offset: pos,
+        offset: base + pos,
       };
       continue;
     }
     if (!state) return null;
-    state.offset = pos;
+    state.offset = base + pos;
     applyEntry(state, value);
   }
   return state;
@@ -179,7 +179,7 @@ async function scanFile(path: string, previous: IndexRecord | undefined, size: n
     const buf = Buffer.alloc(size - from);
     const { bytesRead } = await handle.read(buf, 0, buf.length, from);
     const state = resume ? structuredClone(previous!.state!) : null;
-    return scanLines(buf.subarray(0, bytesRead), state, !resume);
+    return scanLines(buf.subarray(0, bytesRead), state, !resume, from);
   } finally {
     await handle.close();
   }

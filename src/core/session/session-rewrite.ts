@@ -53,12 +53,25 @@ function isHeaderLine(line: string): boolean {
 }
 
 /**
- * The entries of a fork at the end of `pathIds`: the path without its label entries, then one
- * fresh label entry (chained under the path) for each label whose target is on the path, with
- * the label's own timestamp.
+ * The entries of a fork at the end of `pathIds`: the path without its label entries (still one
+ * unbroken chain), then one fresh label entry (chained under the path) for each label whose target
+ * is on the path, with the label's own timestamp.
  */
 export function branchedLines(store: EntryStore, pathIds: string[]): SessionEntry[] {
-  const path = pathIds.map((id) => store.entry(id)!).filter((e) => e.type !== "label");
+  // Label entries sit on the path (a label is appended under the leaf like any entry). Pi 0.73.1
+  // drops them and leaves the next entry pointing at a parent that is no longer in the file, which
+  // cuts the fork's history off; here that entry is re-pointed to the nearest kept ancestor.
+  const path: SessionEntry[] = [];
+  const dropped = new Set<string>();
+  for (const id of pathIds) {
+    const e = store.entry(id)!;
+    if (e.type === "label") {
+      dropped.add(e.id);
+      continue;
+    }
+    const previous = path[path.length - 1];
+    path.push(previous && e.parentId !== null && dropped.has(e.parentId) ? { ...e, parentId: previous.id } : e);
+  }
   const ids = new Set(path.map((e) => e.id));
   let parentId = path.length ? path[path.length - 1]!.id : null;
   const labels: LabelEntry[] = [];

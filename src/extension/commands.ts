@@ -252,7 +252,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (!file) throw new SessionError("not-found", "This session has no file yet: it is written once it holds a reply");
       await revealFile(file);
     },
-    "arbor.refreshSessions": () => sessions.refresh(),
+    "arbor.refreshSessions": () => sessions.refresh(true),
     "arbor.showAllWorkspaces": () => sessions.setAllWorkspaces(true),
     "arbor.showCurrentWorkspace": () => sessions.setAllWorkspaces(false),
     "arbor.searchSessions": async () => {

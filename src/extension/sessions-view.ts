@@ -110,10 +110,23 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
     this.watcher.value = watchFolder(dir, () => this.refresh(), { recursive: this.allWorkspaces });
   }
 
-  refresh(): void {
-    this.roots = undefined;
-    this.loading = undefined;
-    this.changed.fire(undefined);
+  private refreshTimer: NodeJS.Timeout | undefined;
+
+  /**
+   * Lists the sessions again. Bursts (a session being written, a folder changing) are coalesced
+   * into one redraw a moment after the last change, so the list stays clickable while Pi writes.
+   */
+  refresh(immediately = false): void {
+    if (this.refreshTimer) clearTimeout(this.refreshTimer);
+    this.refreshTimer = undefined;
+    const run = () => {
+      this.refreshTimer = undefined;
+      this.roots = undefined;
+      this.loading = undefined;
+      this.changed.fire(undefined);
+    };
+    if (immediately) run();
+    else this.refreshTimer = setTimeout(run, 250);
   }
 
   /** The sessions as listed now (loads them if needed). */
@@ -174,6 +187,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
   }
 
   dispose(): void {
+    if (this.refreshTimer) clearTimeout(this.refreshTimer);
     this.watcher.dispose();
     this.disposables.dispose();
     this.changed.dispose();

@@ -199,3 +199,36 @@ describe("Arbor sessions in the extension host", function () {
     assert.ok(newest.includes(current(arbor)!.getSessionFile()!));
   });
 });
+
+describe("a session held by another Arbor window", function () {
+  this.timeout(60_000);
+  let arbor: Api;
+  let holder: import("node:child_process").ChildProcess | undefined;
+  before(async () => (arbor = await api()));
+  after(() => holder?.kill("SIGKILL"));
+
+  it("opens as a live read-only view, and Clone makes a writable fork", async () => {
+    const { spawn } = await import("node:child_process");
+    const { join } = await import("node:path");
+    const s = samples();
+    const root = join(__dirname, "../../../..");
+    holder = spawn(process.execPath, [join(root, "test/support/lock-holder.js"), join(root, "out/src/core/session/session-manager.js"), s.linearFile], { stdio: ["ignore", "pipe", "inherit"] });
+    await new Promise<void>((resolve, reject) => {
+      holder!.stdout!.once("data", (d: Buffer) => (String(d).startsWith("held") ? resolve() : reject(new Error(String(d)))));
+      holder!.once("exit", (code) => reject(new Error(`lock holder exited ${code}`)));
+    });
+    await vscode.commands.executeCommand("arbor.resumeSession", s.linearFile);
+    const sm = current(arbor)!;
+    assert.equal(sm.getSessionFile(), s.linearFile);
+    assert.equal(sm.isReadOnly(), true);
+    assert.match(sm.getReadOnlyReason()!, /another Arbor window/);
+    const before = readFileSync(s.linearFile, "utf8");
+    await vscode.commands.executeCommand("arbor.labelEntry", { entryId: sm.getLeafId(), label: "must not be written" });
+    assert.equal(readFileSync(s.linearFile, "utf8"), before, "a read-only view never writes");
+    await vscode.commands.executeCommand("arbor.cloneSession");
+    const fork = current(arbor)!;
+    assert.notEqual(fork.getSessionFile(), s.linearFile);
+    assert.equal(fork.isReadOnly(), false);
+    assert.equal(fork.getHeader().parentSession, s.linearFile);
+  });
+});

@@ -47,3 +47,26 @@ describe("entry summaries", () => {
     assert.deepEqual([bash.preview, bash.isError], ["$ ls (exit 2)", true]);
   });
 });
+
+describe("toPreview", () => {
+  /** The plain definition the fast version must equal. */
+  function reference(text: string): string {
+    const flat = text.slice(0, 400).replace(/\s+/g, " ").trim();
+    return flat.length > 200 ? `${flat.slice(0, 199)}…` : flat;
+  }
+
+  it("equals the regular-expression definition on random text with every kind of white space", () => {
+    const pieces = ["a", "bc", "日本", "🌳", " ", "  ", "\n", "\t", "\r\n", "\u00a0", "\u2028", "\u3000", "\ufeff", "\u200b", "\x01", "x".repeat(30)];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff);
+    for (let n = 0; n < 3000; n++) {
+      let text = "";
+      const len = next() % 120;
+      for (let k = 0; k < len; k++) text += pieces[next() % pieces.length];
+      assert.equal(toPreview(text), reference(text), JSON.stringify(text));
+    }
+    for (const text of ["", " ", "   a   ", "a".repeat(199), "a".repeat(200), "a".repeat(201), `${"a ".repeat(150)}`, `${" ".repeat(500)}x`]) {
+      assert.equal(toPreview(text), reference(text), JSON.stringify(text));
+    }
+  });
+});

@@ -18,40 +18,37 @@ export interface SummaryTreeNode {
   label?: string;
 }
 
-function timeOf(record: EntryRecord): number {
-  return new Date(record.summary.timestamp).getTime();
-}
-
 /**
  * Builds the entry tree in Pi's shape: roots in file order (entries without a parent, entries
  * that are their own parent, and orphans whose parent is not in the file), children ordered by
  * timestamp (oldest first, file order among equals). Iterative, so deep chains cannot overflow
  * the stack.
  */
-function buildTree<N extends { children: N[] }>(store: EntryStore, makeNode: (r: EntryRecord) => N): N[] {
-  const nodes = new Map<string, { node: N; record: EntryRecord }>();
-  for (const r of store.all()) nodes.set(r.id, { node: makeNode(r), record: r });
-  const roots: N[] = [];
-  for (const r of store.all()) {
-    const own = nodes.get(r.id)!;
-    const parent = r.parentId === null || r.parentId === r.id ? undefined : nodes.get(r.parentId);
-    if (parent) parent.node.children.push(own.node);
-    else roots.push(own.node);
+function buildTree<N extends { children: N[] }>(store: EntryStore, makeNode: (r: EntryRecord) => N, timestampOf: (n: N) => string): N[] {
+  const records = store.all();
+  const nodes: N[] = new Array(records.length);
+  // A repeated id names its last entry (as in Pi), so both lines attach that one node.
+  const indexOf = new Map<string, number>();
+  for (let i = 0; i < records.length; i++) {
+    nodes[i] = makeNode(records[i]!);
+    indexOf.set(records[i]!.id, i);
   }
-  // Only siblings need ordering; most nodes have a single child, so times are parsed on demand.
-  const times = new Map<N, number>();
-  const recordOf = new Map<N, EntryRecord>();
-  for (const { node, record } of nodes.values()) recordOf.set(node, record);
-  const time = (n: N): number => {
-    let t = times.get(n);
-    if (t === undefined) times.set(n, (t = timeOf(recordOf.get(n)!)));
-    return t;
-  };
-  const stack = [...roots];
-  while (stack.length) {
-    const node = stack.pop()!;
-    if (node.children.length > 1) node.children.sort((a, b) => time(a) - time(b));
-    for (const child of node.children) stack.push(child);
+  const roots: N[] = [];
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i]!;
+    const own = nodes[indexOf.get(r.id)!]!;
+    const parent = r.parentId === null || r.parentId === r.id ? undefined : indexOf.get(r.parentId);
+    if (parent !== undefined) nodes[parent]!.children.push(own);
+    else roots.push(own);
+  }
+  // Only siblings need ordering, and most nodes have one child: times are read for those few.
+  const time = (n: N): number => new Date(timestampOf(n)).getTime();
+  for (const node of nodes) {
+    if (node.children.length > 1) {
+      const keyed = node.children.map((child, order) => ({ child, order, t: time(child) }));
+      keyed.sort((a, b) => a.t - b.t || a.order - b.order);
+      node.children = keyed.map((k) => k.child);
+    }
   }
   return roots;
 }
@@ -64,10 +61,10 @@ export function buildEntryTree(store: EntryStore): SessionTreeNode[] {
     node.label = l?.label;
     node.labelTimestamp = l?.timestamp;
     return node;
-  });
+  }, (n) => n.entry.timestamp);
 }
 
 export function buildSummaryTree(store: EntryStore): SummaryTreeNode[] {
   const labels = store.labels();
-  return buildTree(store, (r) => ({ id: r.id, summary: r.summary, children: [], label: labels.get(r.id)?.label }));
+  return buildTree(store, (r) => ({ id: r.id, summary: r.summary, children: [], label: labels.get(r.id)?.label }), (n) => n.summary.timestamp);
 }

@@ -1,27 +1,26 @@
 import { promises as fs } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { resolveContext } from "../context/build-context";
 import type { EntrySummary } from "../tree/types";
 import { type Disposable, toDisposable } from "../util/disposable";
 import { Emitter } from "../util/emitter";
-import { AppendQueue } from "./append-queue";
 import { EntryStore, type EntryRecord } from "./entry-store";
 import { SessionError, type LineProblem } from "./errors";
 import { backupPathFor, ioError, writeFileAtomic } from "./file-io";
 import { watchFile } from "./file-tail";
 import { createSessionId, generateEntryId, nowIso } from "./ids";
-import { parseChunk } from "./line-parser";
+import { findMostRecentSession } from "./session-discovery";
+import { SessionReader } from "./session-reader";
+import { ingestGrowth, readFrom } from "./session-growth";
+import { SessionWriter } from "./session-writer";
 import { sessionDirForCwd, sessionFileName, type SessionLocationOptions } from "./paths";
 import { branchedLines, migratedFileText } from "./session-rewrite";
 import { listAllSessions, listSessions, type ListOptions, type SessionInfo } from "./session-list";
 import { loadSession, type LoadedSession } from "./session-loader";
-import { buildEntryTree, buildSummaryTree, type SessionTreeNode, type SummaryTreeNode } from "./session-tree";
 import {
   CHECKOUT_CUSTOM_TYPE,
   CURRENT_SESSION_VERSION,
   type CompactionEntry,
   type ImageContent,
-  type SessionContext,
   type SessionEntry,
   type SessionHeader,
   type StoredMessage,
@@ -71,14 +70,11 @@ function messageText(content: string | (TextContent | ImageContent)[]): string {
  * as other processes append, only one Arbor process writes a session at a time, and nothing is
  * ever rewritten in place.
  */
-export class SessionManager implements Disposable {
+export class SessionManager extends SessionReader implements Disposable {
   private readonly changes = new Emitter<SessionChange>();
   /** Subscribe to changes; the returned disposable unsubscribes. */
   readonly onDidChange = this.changes.event;
 
-  private store = new EntryStore();
-  private leafId: string | null = null;
-  private problems: LineProblem[] = [];
   private offset = 0;
   private lineCount = 0;
   private ino = 0;
@@ -88,21 +84,15 @@ export class SessionManager implements Disposable {
   private headerQueued = false;
   private hasAssistant = false;
   private needsMigrationRewrite = false;
-  private queue: AppendQueue | undefined;
-  private lock: WriterLock | undefined;
-  private readOnlyReason: string | undefined;
+  private writer: SessionWriter | undefined;
   private tail: Disposable | undefined;
   private catchUpChain: Promise<void> = Promise.resolve();
   private flushScheduled = false;
   private disposed = false;
 
-  private constructor(
-    private header: SessionHeader,
-    private cwd: string,
-    private sessionDir: string,
-    private sessionFile: string | undefined,
-    private readonly persist: boolean,
-  ) {}
+  private constructor(header: SessionHeader, cwd: string, sessionDir: string, sessionFile: string | undefined, persist: boolean) {
+    super(header, cwd, sessionDir, sessionFile, persist);
+  }
 
   // ---------------------------------------------------------------- factories
 
@@ -112,8 +102,7 @@ export class SessionManager implements Disposable {
     const header = SessionManager.newHeader(cwd, opts.parentSession);
     const sm = new SessionManager(header, cwd, dir, join(dir, sessionFileName(header.timestamp, header.id)), true);
     await fs.mkdir(dir, { recursive: true });
-    sm.lock = await WriterLock.acquire(sm.sessionFile!, opts.lock);
-    sm.queue = sm.makeQueue();
+    sm.writer = sm.makeWriter(await WriterLock.acquire(sm.sessionFile!, opts.lock));
     return sm;
   }
 
@@ -129,13 +118,11 @@ export class SessionManager implements Disposable {
       return sm;
     }
     try {
-      sm.lock = await WriterLock.acquire(file, opts.lock);
+      sm.writer = sm.makeWriter(await WriterLock.acquire(file, opts.lock));
     } catch (err) {
       if (!(err instanceof SessionError) || err.code !== "locked" || opts.whenLocked !== "read-only") throw err;
       sm.readOnlyReason = err.message;
-      return sm;
     }
-    sm.queue = sm.makeQueue();
     return sm;
   }
 
@@ -189,7 +176,7 @@ export class SessionManager implements Disposable {
     const store = new EntryStore();
     for (const e of entries) store.add(e as unknown as Record<string, unknown>, 0);
     const sm = new SessionManager(header, source.cwd, dir, file, true);
-    sm.lock = await WriterLock.acquire(file, opts.lock);
+    const lock = await WriterLock.acquire(file, opts.lock);
     const onDisk = store.all().some((r) => r.role === "assistant");
     if (onDisk) await writeFileAtomic(file, [header, ...entries].map((e) => JSON.stringify(e)).join("\n") + "\n");
     sm.store = store;
@@ -197,7 +184,7 @@ export class SessionManager implements Disposable {
     sm.headerQueued = onDisk;
     sm.hasAssistant = onDisk;
     sm.leafId = SessionManager.resumeLeaf(store);
-    sm.queue = sm.makeQueue();
+    sm.writer = sm.makeWriter(lock);
     if (onDisk) await sm.catchUp();
     return sm;
   }
@@ -238,106 +225,6 @@ export class SessionManager implements Disposable {
     if (!last) return null;
     if (last.summary.checkoutMarker) return last.parentId !== null && store.has(last.parentId) ? last.parentId : null;
     return last.id;
-  }
-
-  // ---------------------------------------------------------------- reads
-
-  getHeader(): SessionHeader {
-    return this.header;
-  }
-  getCwd(): string {
-    return this.cwd;
-  }
-  getSessionDir(): string {
-    return this.sessionDir;
-  }
-  getSessionId(): string {
-    return this.header.id;
-  }
-  getSessionFile(): string | undefined {
-    return this.sessionFile;
-  }
-  isPersisted(): boolean {
-    return this.persist;
-  }
-  /** Why this manager cannot write, or undefined when it can. */
-  getReadOnlyReason(): string | undefined {
-    return this.readOnlyReason;
-  }
-  isReadOnly(): boolean {
-    return this.readOnlyReason !== undefined;
-  }
-  /** Lines of the file that could not be read as entries (kept in the file). */
-  getProblems(): readonly LineProblem[] {
-    return this.problems;
-  }
-  getLeafId(): string | null {
-    return this.leafId;
-  }
-  getLeafEntry(): SessionEntry | undefined {
-    return this.leafId ? this.getEntry(this.leafId) : undefined;
-  }
-  getEntry(id: string): SessionEntry | undefined {
-    return this.store.entry(id);
-  }
-  hasEntry(id: string): boolean {
-    return this.store.has(id);
-  }
-  getEntryCount(): number {
-    return this.store.size;
-  }
-  getSummary(id: string): EntrySummary | undefined {
-    return this.store.record(id)?.summary;
-  }
-  /** The light view of every entry, in file order. */
-  getSummaries(): EntrySummary[] {
-    return this.store.all().map((r) => r.summary);
-  }
-  /** Every entry in file order (parses all of them: the slow path on huge files). */
-  getEntries(): SessionEntry[] {
-    return this.store.all().map((r) => this.store.materialize(r));
-  }
-  getChildren(parentId: string): SessionEntry[] {
-    return this.store.childrenOf(parentId).map((id) => this.store.entry(id)!);
-  }
-  getLabel(id: string): string | undefined {
-    return this.store.labelOf(id);
-  }
-  /** The label map: target id -> label (last label entry in file order wins). */
-  getLabels(): Map<string, string> {
-    return new Map([...this.store.labels()].map(([k, v]) => [k, v.label]));
-  }
-  getSessionName(): string | undefined {
-    return this.store.name;
-  }
-  /** Ids from the root to `fromId` (default: the leaf). Stops at a missing parent or a cycle. */
-  getPathIds(fromId?: string | null): string[] {
-    const start = fromId === undefined ? this.leafId : fromId;
-    const ids: string[] = [];
-    const seen = new Set<string>();
-    let current = start ? this.store.record(start) : undefined;
-    while (current && !seen.has(current.id)) {
-      seen.add(current.id);
-      ids.push(current.id);
-      current = current.parentId ? this.store.record(current.parentId) : undefined;
-    }
-    return ids.reverse();
-  }
-  /** The entries from the root to `fromId` (default: the leaf). */
-  getBranch(fromId?: string): SessionEntry[] {
-    return this.getPathIds(fromId).map((id) => this.store.entry(id)!);
-  }
-  /** What the model sees at `leafId` (default: the current leaf). */
-  buildSessionContext(leafId?: string | null): SessionContext {
-    return resolveContext(this.store, leafId === undefined ? this.leafId : leafId);
-  }
-  /** Pi's tree: full entries (parses all of them). */
-  getTree(): SessionTreeNode[] {
-    return buildEntryTree(this.store);
-  }
-  /** The light tree the UI draws. */
-  getSummaryTree(): SummaryTreeNode[] {
-    return buildSummaryTree(this.store);
   }
 
   // ---------------------------------------------------------------- appends
@@ -508,8 +395,8 @@ export class SessionManager implements Disposable {
   private async switchFile(file: string, header: SessionHeader, store: EntryStore, onDisk: boolean): Promise<void> {
     this.tail?.dispose();
     this.tail = undefined;
-    await this.queue?.close();
-    await this.lock?.release();
+    await this.writer?.close();
+    this.writer = undefined;
     this.header = header;
     this.store = store;
     this.sessionFile = file;
@@ -522,28 +409,21 @@ export class SessionManager implements Disposable {
     this.offset = 0;
     this.lineCount = 0;
     this.readOnlyReason = undefined;
-    this.lock = await WriterLock.acquire(file);
-    this.queue = this.makeQueue();
+    this.writer = this.makeWriter(await WriterLock.acquire(file));
     if (onDisk) await this.catchUp();
     this.changes.fire({ kind: "reset" });
   }
 
   // ---------------------------------------------------------------- writing
 
-  private makeQueue(): AppendQueue {
-    return new AppendQueue(
-      this.sessionFile!,
-      false,
-      async () => {
-        await this.lock?.verify(this.sessionFile!);
-        await this.rewriteIfOldFormat();
-        if (this.onDisk) await this.ensureTerminated();
-      },
-      async () => {
+  private makeWriter(lock: WriterLock): SessionWriter {
+    return new SessionWriter(this.sessionFile!, lock, {
+      prepare: () => this.rewriteIfOldFormat(),
+      written: async () => {
         this.onDisk = true;
         await this.catchUp();
       },
-    );
+    });
   }
 
   /** Before the first append, a file in an old format is rewritten migrated (crash-safe, with a backup). */
@@ -560,34 +440,14 @@ export class SessionManager implements Disposable {
     this.lineCount = text.split("\n").length - 1;
   }
 
-  /** If the file ends mid-line (a torn write), the next append must start on a new line. */
-  private async ensureTerminated(): Promise<void> {
-    let handle: fs.FileHandle;
-    try {
-      handle = await fs.open(this.sessionFile!, "r");
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
-      throw err;
-    }
-    try {
-      const { size } = await handle.stat();
-      if (size === 0) return;
-      const one = Buffer.alloc(1);
-      await handle.read(one, 0, 1, size - 1);
-      if (one[0] !== 0x0a) this.queue!.markUnterminated();
-    } finally {
-      await handle.close();
-    }
-  }
-
   private persistEntry(entry: SessionEntry): void {
-    if (!this.persist || !this.queue) return;
+    if (!this.persist || !this.writer) return;
     if (!this.headerQueued && !this.hasAssistant) return; // Pi waits for the first reply before creating the file
     if (!this.headerQueued) {
-      this.queue.enqueue([JSON.stringify(this.header), ...this.store.all().map((r) => JSON.stringify(this.store.materialize(r)))]);
+      this.writer.enqueue([JSON.stringify(this.header), ...this.store.all().map((r) => JSON.stringify(this.store.materialize(r)))]);
       this.headerQueued = true;
     } else {
-      this.queue.enqueue([JSON.stringify(entry)]);
+      this.writer.enqueue([JSON.stringify(entry)]);
     }
     if (!this.flushScheduled) {
       // One write per burst of appends: everything appended in this tick goes out together.
@@ -611,7 +471,7 @@ export class SessionManager implements Disposable {
   /** Resolves when every append so far is written to the file. */
   async flush(): Promise<void> {
     try {
-      await this.queue?.flush();
+      await this.writer?.flush();
     } catch (err) {
       this.onWriteError(err as Error);
       throw err;
@@ -654,50 +514,22 @@ export class SessionManager implements Disposable {
     }
     if ((this.ino !== 0 && st.ino !== this.ino) || st.size < this.offset) return this.reload();
     this.ino = st.ino;
-    if (st.size === this.offset) return;
-    const handle = await fs.open(file, "r");
-    let buf: Buffer;
-    try {
-      buf = Buffer.alloc(st.size - this.offset);
-      const { bytesRead } = await handle.read(buf, 0, buf.length, this.offset);
-      buf = buf.subarray(0, bytesRead);
-    } finally {
-      await handle.close();
-    }
-    const chunk = parseChunk(buf, this.lineCount + 1, false);
-    this.offset += chunk.consumedBytes;
-    this.lineCount += chunk.consumedLines;
-    const added: EntrySummary[] = [];
-    const labels: { targetId: string; label: string | undefined }[] = [];
-    const problems = [...chunk.problems];
+    const buf = await readFrom(file, this.offset, st.size);
+    if (!buf) return;
     const nameBefore = this.store.name;
-    let follow = this.leafId;
-    for (const line of chunk.lines) {
-      if (line.value.type === "session") continue;
-      const known = typeof line.value.id === "string" ? this.store.record(line.value.id) : undefined;
-      if (known) {
-        if (known.summary.line === 0) known.summary.line = line.line;
-        continue;
-      }
-      const result = this.store.add(line.value, line.line, { buf, start: line.start, end: line.end });
-      if ("kind" in result) {
-        problems.push(result);
-        continue;
-      }
-      added.push(result.summary);
-      if (result.role === "assistant") this.hasAssistant = true;
-      if (result.type === "label") labels.push({ targetId: result.summary.targetId ?? "", label: result.summary.label });
-      // Another process continues from where we stand (or we only watch): follow its leaf.
-      if (this.isReadOnly() || result.parentId === follow) follow = result.summary.checkoutMarker ? result.parentId : result.id;
-    }
+    const growth = ingestGrowth(this.store, buf, this.lineCount + 1, this.leafId, this.isReadOnly());
+    this.offset += growth.consumedBytes;
+    this.lineCount += growth.consumedLines;
+    if (growth.sawAssistant) this.hasAssistant = true;
+    const { problems } = growth;
     if (problems.length) {
       this.problems = [...this.problems.filter((p) => !problems.some((q) => q.line === p.line)), ...problems].sort((a, b) => a.line - b.line);
       this.changes.fire({ kind: "problems", problems });
     }
-    if (added.length) this.changes.fire({ kind: "entries", entries: added, external: true });
-    if (labels.length) this.changes.fire({ kind: "labels", labels });
+    if (growth.added.length) this.changes.fire({ kind: "entries", entries: growth.added, external: true });
+    if (growth.labels.length) this.changes.fire({ kind: "labels", labels: growth.labels });
     if (this.store.name !== nameBefore) this.changes.fire({ kind: "name", name: this.store.name });
-    if (follow !== this.leafId) this.setLeaf(follow);
+    if (growth.leafId !== this.leafId) this.setLeaf(growth.leafId);
   }
 
   private async reload(): Promise<void> {
@@ -718,8 +550,7 @@ export class SessionManager implements Disposable {
     } finally {
       this.disposed = true;
       this.tail?.dispose();
-      await this.queue?.close();
-      await this.lock?.release();
+      await this.writer?.close();
       this.changes.dispose();
     }
   }
@@ -728,39 +559,4 @@ export class SessionManager implements Disposable {
   dispose(): void {
     void this.close().catch(() => undefined);
   }
-}
-
-async function isSessionFile(path: string): Promise<boolean> {
-  try {
-    const handle = await fs.open(path, "r");
-    try {
-      const buf = Buffer.alloc(4096);
-      const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
-      const first = buf.toString("utf8", 0, bytesRead).split("\n")[0] ?? "";
-      const header = JSON.parse(first) as { type?: unknown; id?: unknown };
-      return header.type === "session" && typeof header.id === "string";
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    return false;
-  }
-}
-
-/** The session file in `dir` modified last, or undefined. */
-export async function findMostRecentSession(dir: string): Promise<string | undefined> {
-  let names: string[];
-  try {
-    names = (await fs.readdir(dir)).filter((n) => n.endsWith(".jsonl"));
-  } catch {
-    return undefined;
-  }
-  const candidates: { path: string; mtime: number }[] = [];
-  for (const name of names) {
-    const path = join(dir, name);
-    if (!(await isSessionFile(path))) continue;
-    candidates.push({ path, mtime: (await fs.stat(path)).mtimeMs });
-  }
-  candidates.sort((a, b) => b.mtime - a.mtime);
-  return candidates[0]?.path;
 }

@@ -1,0 +1,57 @@
+import { promises as fs } from "node:fs";
+import type { EntrySummary } from "../tree/types";
+import type { EntryStore } from "./entry-store";
+import type { LineProblem } from "./errors";
+import { parseChunk } from "./line-parser";
+
+/** The bytes a session file gained since `offset`, or undefined when it did not grow. */
+export async function readFrom(file: string, offset: number, size: number): Promise<Buffer | undefined> {
+  if (size <= offset) return undefined;
+  const handle = await fs.open(file, "r");
+  try {
+    const buf = Buffer.alloc(size - offset);
+    const { bytesRead } = await handle.read(buf, 0, buf.length, offset);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** What new bytes of a session file added to its index. */
+export interface Growth {
+  consumedBytes: number;
+  consumedLines: number;
+  added: EntrySummary[];
+  labels: { targetId: string; label: string | undefined }[];
+  problems: LineProblem[];
+  /** Where the leaf goes: it follows another process that continues from `leafId` (or always, for a viewer). */
+  leafId: string | null;
+  sawAssistant: boolean;
+}
+
+/**
+ * Indexes the complete lines of `buf` (a line still being written waits for its newline). Lines
+ * this process wrote itself are already indexed: they only get their line numbers.
+ */
+export function ingestGrowth(store: EntryStore, buf: Buffer, firstLine: number, leafId: string | null, followAlways: boolean): Growth {
+  const chunk = parseChunk(buf, firstLine, false);
+  const growth: Growth = { consumedBytes: chunk.consumedBytes, consumedLines: chunk.consumedLines, added: [], labels: [], problems: [...chunk.problems], leafId, sawAssistant: false };
+  for (const line of chunk.lines) {
+    if (line.value.type === "session") continue;
+    const known = typeof line.value.id === "string" ? store.record(line.value.id) : undefined;
+    if (known) {
+      if (known.summary.line === 0) known.summary.line = line.line;
+      continue;
+    }
+    const result = store.add(line.value, line.line, { buf, start: line.start, end: line.end });
+    if ("kind" in result) {
+      growth.problems.push(result);
+      continue;
+    }
+    growth.added.push(result.summary);
+    if (result.role === "assistant") growth.sawAssistant = true;
+    if (result.type === "label") growth.labels.push({ targetId: result.summary.targetId ?? "", label: result.summary.label });
+    if (followAlways || result.parentId === growth.leafId) growth.leafId = result.summary.checkoutMarker ? result.parentId : result.id;
+  }
+  return growth;
+}

@@ -1,0 +1,73 @@
+import { promises as fs } from "node:fs";
+import { AppendQueue } from "./append-queue";
+import type { WriterLock } from "./writer-lock";
+
+/** What the session does around each write. */
+export interface WriterHooks {
+  /** Runs before a write, once the lock is confirmed (e.g. rewriting a file in an old format). */
+  prepare(): Promise<void>;
+  /** Runs after a write (e.g. reading the new lines back to number them). */
+  written(): Promise<void>;
+}
+
+/**
+ * The write side of one session file: an ordered append queue guarded by the writer lock. Before
+ * every write it confirms the lock is still ours and that the file ends with a newline (a torn
+ * last line gets one first, so the new line stays intact).
+ */
+export class SessionWriter {
+  private readonly queue: AppendQueue;
+
+  constructor(
+    readonly file: string,
+    private readonly lock: WriterLock,
+    hooks: WriterHooks,
+  ) {
+    this.queue = new AppendQueue(
+      file,
+      false,
+      async () => {
+        await lock.verify(file);
+        await hooks.prepare();
+        if (!(await endsWithNewline(file))) this.queue.markUnterminated();
+      },
+      () => hooks.written(),
+    );
+  }
+
+  /** Queues whole lines (JSON texts without newlines). */
+  enqueue(lines: string[]): void {
+    this.queue.enqueue(lines);
+  }
+
+  /** Writes everything queued; rejects with a clear error (the lines stay queued) when it cannot. */
+  flush(): Promise<void> {
+    return this.queue.flush();
+  }
+
+  /** Stops writing and gives the lock up. */
+  async close(): Promise<void> {
+    await this.queue.close();
+    await this.lock.release();
+  }
+}
+
+/** Whether a file ends with a newline (a missing or empty file counts as ending cleanly). */
+async function endsWithNewline(file: string): Promise<boolean> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(file, "r");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return true;
+    throw err;
+  }
+  try {
+    const { size } = await handle.stat();
+    if (size === 0) return true;
+    const one = Buffer.alloc(1);
+    await handle.read(one, 0, 1, size - 1);
+    return one[0] === 0x0a;
+  } finally {
+    await handle.close();
+  }
+}

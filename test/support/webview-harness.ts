@@ -10,17 +10,11 @@ import type { AddressInfo } from "node:net";
 import * as path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { renderWebviewHtml } from "../../src/protocol/webview-html";
+import { chromiumFlags } from "../e2e/harness/browser";
 
 export const CHROMIUM_PATH = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-  "--disable-dev-shm-usage",
-];
+/** The same offline, container-friendly flags the real-VS-Code tests use. */
+const CHROMIUM_ARGS = [...chromiumFlags];
 
 /** The repository root (found from this file, wherever it was compiled to). */
 export function repoRoot(): string {

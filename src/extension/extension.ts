@@ -79,6 +79,12 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   context.subscriptions.push(...registerCommands({ host, secrets: context.secrets, sessions, tree, settings: () => settings, summarizer: () => summarizer, log }));
   context.subscriptions.push(new StatusBar(host));
   context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      // The agent session takes its model and compaction settings when it is built: rebuild it.
+      if ((e.affectsConfiguration("arbor.model") || e.affectsConfiguration("arbor.compaction")) && host.currentRuntime) {
+        void host.currentRuntime.reload().catch((err: Error) => log.error(`reloading the session for new settings: ${err.message}`));
+      }
+    }),
     onDidChangeSettings(() => {
       settings = readSettings();
       sessions.relocate();

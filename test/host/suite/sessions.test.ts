@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import * as vscode from "vscode";
 import { SessionManager } from "../../../src/core/session/session-manager";
 import type { SampleSessions } from "../../support/sample-sessions";
+import { reply, startScriptedServer, type ScriptedServer } from "../../support/scripted-openai-server";
 
 interface StaleCheckContext {
   readonly sessionFile: string | undefined;
@@ -230,5 +231,53 @@ describe("a session held by another Arbor window", function () {
     assert.notEqual(fork.getSessionFile(), s.linearFile);
     assert.equal(fork.isReadOnly(), false);
     assert.equal(fork.getHeader().parentSession, s.linearFile);
+  });
+});
+
+describe("leaving a branch with a summary, through a model endpoint", function () {
+  this.timeout(60_000);
+  let arbor: Api;
+  let server: ScriptedServer | undefined;
+  before(async () => (arbor = await api()));
+  after(async () => {
+    const config = vscode.workspace.getConfiguration("arbor");
+    await config.update("model.baseUrl", undefined, vscode.ConfigurationTarget.Global);
+    await config.update("model.id", undefined, vscode.ConfigurationTarget.Global);
+    await config.update("tree.askToSummarizeBranch", undefined, vscode.ConfigurationTarget.Global);
+    await server?.close();
+  });
+
+  it("asks on a checkout that leaves entries behind, summarizes them through the model and attaches the summary", async () => {
+    const endpoint = await startScriptedServer();
+    server = endpoint;
+    const s = samples();
+    await vscode.commands.executeCommand("arbor.resumeSession", s.mainFile);
+    const config = vscode.workspace.getConfiguration("arbor");
+    await config.update("model.baseUrl", endpoint.baseUrl, vscode.ConfigurationTarget.Global);
+    await config.update("model.id", "scripted-model", vscode.ConfigurationTarget.Global);
+    await config.update("tree.askToSummarizeBranch", true, vscode.ConfigurationTarget.Global);
+    // the agent session is rebuilt with the new model settings
+    await until(() => current(arbor)?.getSessionFile() === s.mainFile, "the session", 5000);
+    await sleep(500);
+    endpoint.script(reply.text("## Goal\nTried a streaming reader; it broke on CRLF."));
+    const before = current(arbor)!.getLeafId();
+    const running = vscode.commands.executeCommand("arbor.checkoutEntry", s.main.abandonedLeafId);
+    await sleep(800);
+    await vscode.commands.executeCommand("workbench.action.quickOpenSelectNext"); // "Summarize the branch I am leaving"
+    await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+    await running;
+    const sm = current(arbor)!;
+    await sm.flush();
+    assert.equal(endpoint.requests.length, 1, "the summary went through the configured endpoint");
+    const pi = await loadReference();
+    const ref = pi.SessionManager.open(s.mainFile);
+    const summary = ref.getEntries().filter((e) => e.type === "branch_summary").pop() as unknown as { summary: string; fromId: string; parentId: string };
+    assert.match(summary.summary, /streaming reader/);
+    assert.equal(summary.fromId, s.main.abandonedLeafId);
+    assert.equal(summary.parentId, s.main.abandonedLeafId);
+    assert.notEqual(sm.getLeafId(), before);
+    await config.update("tree.askToSummarizeBranch", false, vscode.ConfigurationTarget.Global);
+    await vscode.commands.executeCommand("arbor.checkoutEntry", s.main.leafId);
+    assert.equal(endpoint.requests.length, 1, "with asking turned off, a checkout just moves the leaf");
   });
 });

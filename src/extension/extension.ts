@@ -85,6 +85,8 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
         void host.currentRuntime.reload().catch((err: Error) => log.error(`reloading the session for new settings: ${err.message}`));
       }
     }),
+    // Shell commands (`!cmd`, the bash tool) are allowed only once the workspace is trusted.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void host.currentRuntime?.reload().catch((err: Error) => log.error(err.message))),
     onDidChangeSettings(() => {
       settings = readSettings();
       sessions.relocate();

@@ -6,7 +6,7 @@
  */
 import { strict as assert } from "node:assert";
 import { spawn } from "node:child_process";
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSampleSessions, SampleSessions } from "../support/sample-sessions";
 import { createScratchFolder, openWorkbench, repoRoot, WorkbenchSession } from "./harness";
@@ -88,6 +88,7 @@ describe("Arbor's views in a real VS Code (e2e)", function () {
   let scratch: { readonly path: string; dispose(): void };
   let session: WorkbenchSession | undefined;
   let samples: SampleSessions;
+  let workspaceFolder: string;
   let hostile: HostileSession;
   /** Every alert/confirm/prompt the page opened: none may ever open. */
   const dialogs: string[] = [];
@@ -106,6 +107,7 @@ describe("Arbor's views in a real VS Code (e2e)", function () {
   before(async () => {
     scratch = createScratchFolder("e2e-tree");
     const workspace = join(scratch.path, "workspace");
+    workspaceFolder = workspace;
     const agentDir = join(scratch.path, "agent");
     mkdirSync(workspace);
     writeFileSync(join(workspace, "README.md"), "# e2e workspace\n");
@@ -297,6 +299,29 @@ describe("Arbor's views in a real VS Code (e2e)", function () {
     const row = await revealTreeRow(tree(), id, 10_000);
     assert.equal((await row.locator(".text").textContent())?.trim(), text);
     assert.match((await row.getAttribute("class")) ?? "", /\bkind-user\b/);
+  });
+
+  it("lists a session that Pi writes from a terminal, and drops it when the file goes away", async () => {
+    const name = `Started in a terminal ${Date.now().toString(36)}`;
+    const script = [
+      `const { SessionManager } = await import("@mariozechner/pi-coding-agent");`,
+      `const [cwd, dir, name] = process.argv.slice(1);`,
+      `const s = SessionManager.create(cwd, dir);`,
+      `s.appendMessage({ role: "user", content: "hello from pi", timestamp: Date.now() });`,
+      `s.appendMessage({ role: "assistant", content: [{ type: "text", text: "hi" }], api: "x", provider: "p", model: "m", usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: Date.now() });`,
+      `s.appendSessionInfo(name);`,
+      `process.stdout.write(s.getSessionFile());`,
+    ].join("\n");
+    const file = await new Promise<string>((resolve, reject) => {
+      const child = spawn(process.execPath, ["--input-type=module", "-e", script, workspaceFolder, samples.sessionDir, name], { cwd: repoRoot, stdio: ["ignore", "pipe", "inherit"] });
+      let out = "";
+      child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+      child.on("exit", (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`pi process exited ${code}`))));
+    });
+    // No refresh click: the view follows its folder.
+    await sessionRow(workbench(), name).waitFor({ state: "visible", timeout: 10_000 });
+    rmSync(file);
+    await waitUntil("the deleted session's row to go away", async () => (await workbench().viewPane("Sessions").locator(".monaco-list-row", { hasText: name }).count()) === 0);
   });
 
   it("resumes another session with the Sessions view's inline Resume action and switches the tree to it", async () => {

@@ -113,7 +113,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     }
     const leaf = host.current?.getLeafId();
     if (leaf) tree.reveal(leaf);
-    if (editText !== undefined) await offerEditText(editText);
+    if (editText !== undefined) void offerEditText(editText);
   };
 
   const forkAt = async (id: string): Promise<void> => {
@@ -123,7 +123,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     const result = await host.fork(id, position);
     if (result.cancelled) return void vscode.window.showInformationMessage("An extension cancelled the fork.");
     void vscode.window.showInformationMessage(`Forked into a new session${result.file ? `: ${result.file.split(/[\\/]/).pop()}` : ""}`);
-    if (result.editText !== undefined) await offerEditText(result.editText);
+    if (result.editText !== undefined) void offerEditText(result.editText);
   };
 
   const clearLabel = async (id: string): Promise<void> => {

@@ -281,3 +281,25 @@ describe("leaving a branch with a summary, through a model endpoint", function (
     assert.equal(endpoint.requests.length, 1, "with asking turned off, a checkout just moves the leaf");
   });
 });
+
+describe("entry quick picks", function () {
+  this.timeout(60_000);
+  let arbor: Api;
+  before(async () => (arbor = await api()));
+
+  it("Check Out Entry... offers the entries nearest the leaf first and checks out the chosen one", async () => {
+    const s = samples();
+    await vscode.commands.executeCommand("arbor.resumeSession", s.mainFile);
+    const sm = current(arbor)!;
+    // The first entry offered is the nearest one to the leaf that can be checked out (names and labels are skipped).
+    const path = sm.getPathIds().reverse().map((id) => sm.getSummary(id)!);
+    const first = path.find((e) => !e.checkoutMarker && e.type !== "label" && e.type !== "session_info")!;
+    const running = vscode.commands.executeCommand("arbor.checkoutEntry");
+    await sleep(800);
+    await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+    await running;
+    const expected = first.role === "user" || first.type === "custom_message" ? first.parentId : first.id;
+    assert.equal(sm.getLeafId(), expected);
+    await vscode.commands.executeCommand("arbor.checkoutEntry", s.main.leafId);
+  });
+});

@@ -169,3 +169,34 @@ describe("session files with bad input", () => {
     assert.ok(all.includes(ours));
   });
 });
+
+describe("session files larger than one parsing slice", () => {
+  let tmp: ReturnType<typeof makeTempDir>;
+  beforeEach(() => (tmp = makeTempDir()));
+  afterEach(() => tmp.cleanup());
+
+  it("reads every entry and numbers every bad line right in a 24 MB file (parsed in slices)", async () => {
+    const lines = [JSON.stringify(HEADER)];
+    let parent: string | null = null;
+    const ids: string[] = [];
+    const bad: number[] = [];
+    for (let i = 0; lines.length < 32_000; i++) {
+      if (i % 5000 === 4999) {
+        lines.push(`{broken line ${i}`);
+        bad.push(lines.length);
+        continue;
+      }
+      const id = i.toString(16).padStart(8, "0");
+      lines.push(entry(id, parent, `message ${i} ${"y".repeat(600)}`, i % 2 ? "assistant" : "user"));
+      ids.push(id);
+      parent = id;
+    }
+    const file = join(tmp.dir, "big.jsonl");
+    writeFileSync(file, `${lines.join("\n")}\n{"type":"mess`);
+    const sm = await SessionManager.open(file, { readOnly: true });
+    assert.deepEqual(sm.getEntries().map((e) => e.id), ids);
+    assert.deepEqual(sm.getProblems().map((p) => [p.line, p.kind]), [...bad.map((l) => [l, "malformed"]), [lines.length + 1, "torn"]]);
+    assert.equal(sm.getSummary(ids[ids.length - 1]!)!.line, lines.length);
+    assert.equal(sm.getLeafId(), ids[ids.length - 1]);
+  });
+});

@@ -22,6 +22,9 @@ export interface LoadedSession {
   ino: number;
 }
 
+/** How much of a file is parsed between two yields to the event loop. */
+const SLICE_BYTES = 8 * 1024 * 1024;
+
 function isHeader(value: Record<string, unknown>): boolean {
   return value.type === "session" && typeof value.id === "string";
 }
@@ -49,7 +52,10 @@ export async function loadSession(path: string): Promise<LoadedSession> {
   let notHeader: number | undefined;
   const v1Lines: RawLine[] = [];
   // Lines are indexed as they are parsed; only v1 files (no ids yet) are collected for migration.
-  const chunk = parseChunk(buf, 1, true, (l) => {
+  // A large file is parsed in slices that end on a line break, yielding between them so that the
+  // extension host stays responsive while a 100 MB session opens.
+  let part = buf;
+  const visit = (l: RawLine) => {
     if (!header) {
       if (notHeader !== undefined) return;
       if (!isHeader(l.value)) {
@@ -63,23 +69,42 @@ export async function loadSession(path: string): Promise<LoadedSession> {
     }
     if (l.value.type === "session") return;
     if (fileVersion < 2) v1Lines.push(l);
-    else addTo(store, problems, l.value, l.line, { buf, start: l.start, end: l.end });
-  });
-  if (!header && notHeader === undefined && chunk.problems.length === 0) {
+    else addTo(store, problems, l.value, l.line, { buf: part, start: l.start, end: l.end });
+  };
+  let sliceStart = 0;
+  let nextLine = 1;
+  let chunk = parseChunk(Buffer.alloc(0), 1, true);
+  const chunkProblems: LineProblem[] = [];
+  for (;;) {
+    let sliceEnd = Math.min(buf.length, sliceStart + SLICE_BYTES);
+    if (sliceEnd < buf.length) {
+      const nl = buf.indexOf(0x0a, sliceEnd);
+      sliceEnd = nl < 0 ? buf.length : nl + 1;
+    }
+    part = buf.subarray(sliceStart, sliceEnd);
+    chunk = parseChunk(part, nextLine, sliceEnd === buf.length, visit);
+    chunkProblems.push(...chunk.problems);
+    nextLine += chunk.consumedLines;
+    if (sliceEnd === buf.length) break;
+    sliceStart = sliceEnd;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  if (!header && notHeader === undefined && chunkProblems.length === 0) {
     throw new SessionError("empty", `Session file is empty: ${path}`, path);
   }
   if (!header) {
     const where = notHeader !== undefined ? `line ${notHeader}` : "no line";
     throw new SessionError("bad-header", `Not a Pi session file (${where} is not a session header): ${path}`, path);
   }
-  problems.push(...chunk.problems);
+  problems.push(...chunkProblems);
   if (fileVersion < 2) {
     // v1 entries have no ids: they are given ids here, in memory, and kept parsed.
     migrateLines([header as unknown as Record<string, unknown>, ...v1Lines.map((l) => l.value)]);
     for (const l of v1Lines) addTo(store, problems, l.value, l.line);
   }
-  let offset = chunk.consumedBytes;
-  let lineCount = chunk.consumedLines;
+  // The last slice holds the end of the file: where reading its growth resumes.
+  let offset = sliceStart + chunk.consumedBytes;
+  let lineCount = nextLine - 1;
   if (chunk.unterminatedEntry) {
     offset = buf.length;
     lineCount += 1;

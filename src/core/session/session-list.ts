@@ -223,9 +223,10 @@ export async function listSessionsInDir(dir: string, opts: ListOptions = {}): Pr
   const next: IndexFile = { version: INDEX_VERSION, files: {} };
   let changed = Object.keys(index.files).length !== names.length;
   let loaded = 0;
-  const infos: SessionInfo[] = [];
+  // Filled by position, so that sessions with the same time keep the folder's order (as Pi lists them).
+  const found: (SessionInfo | undefined)[] = new Array(names.length);
   await Promise.all(
-    names.map(async (name) => {
+    names.map(async (name, position) => {
       const path = join(dir, name);
       try {
         const st = await fs.stat(path);
@@ -237,7 +238,7 @@ export async function listSessionsInDir(dir: string, opts: ListOptions = {}): Pr
           changed = true;
         }
         next.files[name] = record!;
-        if (record!.state) infos.push(toInfo(path, record!.state, st.size, st.mtimeMs));
+        if (record!.state) found[position] = toInfo(path, record!.state, st.size, st.mtimeMs);
       } catch {
         // Vanished or unreadable while listing: left out this time.
       } finally {
@@ -253,6 +254,7 @@ export async function listSessionsInDir(dir: string, opts: ListOptions = {}): Pr
       // The index is a cache: failing to save it costs speed, not correctness.
     }
   }
+  const infos = found.filter((i): i is SessionInfo => i !== undefined);
   return infos.sort((a, b) => b.modified.getTime() - a.modified.getTime());
 }
 

@@ -22,7 +22,7 @@ export class StatusBar implements vscode.Disposable {
       return;
     }
     const name = sm.getSessionName() ?? "Untitled session";
-    const model = sm.buildSessionContext().model;
+    const model = sm.getCurrentModel();
     const ro = sm.isReadOnly() ? " $(lock)" : "";
     this.item.text = `$(list-tree) ${name.length > 30 ? `${name.slice(0, 29)}…` : name}${model ? ` · ${model.modelId}` : ""}${ro}`;
     this.item.tooltip = `${name}\n${sm.getSessionFile() ?? "not saved yet"}${model ? `\nmodel: ${model.provider}/${model.modelId}` : ""}${sm.isReadOnly() ? `\nread-only: ${sm.getReadOnlyReason()}` : ""}\nClick to resume another session`;

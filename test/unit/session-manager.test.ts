@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { SessionError } from "../../src/core/session/errors";
 import { SessionManager } from "../../src/core/session/session-manager";
 import { assistant, user } from "../support/messages";
+import { generateReferenceSession } from "../support/random-session";
 import { loadReference, type PiReference } from "../support/reference";
 import { makeTempDir } from "../support/temp-dir";
 
@@ -184,5 +185,26 @@ describe("SessionManager", () => {
     const ro = await SessionManager.open(sm.getSessionFile()!, { readOnly: true });
     assert.throws(() => ro.appendMessage(user("x")), (e: unknown) => e instanceof SessionError && e.code === "read-only");
     assert.equal(readdirSync(join(tmp.dir, "sessions")).filter((n) => n.endsWith(".lock")).length, 0, "a viewer takes no lock");
+  });
+});
+
+describe("SessionManager.getCurrentModel", () => {
+  it("equals the model of the resolved context at every leaf of random trees", async () => {
+    const pi = await loadReference();
+    const tmp = makeTempDir();
+    try {
+      for (let seed = 300; seed < 320; seed++) {
+        const { file, ids } = generateReferenceSession(pi, { seed, entries: 80, persistDir: join(tmp.dir, String(seed)) });
+        const sm = await SessionManager.open(file!, { readOnly: true });
+        for (const id of ids) {
+          sm.branch(id);
+          assert.deepEqual(sm.getCurrentModel(), sm.buildSessionContext().model, `seed ${seed}, leaf ${id}`);
+        }
+        sm.resetLeaf();
+        assert.equal(sm.getCurrentModel(), null);
+      }
+    } finally {
+      tmp.cleanup();
+    }
   });
 });

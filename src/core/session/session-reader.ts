@@ -3,7 +3,7 @@ import type { EntrySummary } from "../tree/types";
 import { EntryStore } from "./entry-store";
 import type { LineProblem } from "./errors";
 import { buildEntryTree, buildSummaryTree, type SessionTreeNode, type SummaryTreeNode } from "./session-tree";
-import type { SessionContext, SessionEntry, SessionHeader } from "./types";
+import type { ModelRef, SessionContext, SessionEntry, SessionHeader } from "./types";
 
 /**
  * The read side of a session: header, entries, leaf, labels, name, paths, trees and context
@@ -109,6 +109,27 @@ export abstract class SessionReader {
   getBranch(fromId?: string): SessionEntry[] {
     return this.getPathIds(fromId).map((id) => this.store.entry(id)!);
   }
+  /**
+   * The model the path to the leaf last used (the last model change or assistant message on it),
+   * found by walking up from the leaf: cheaper than resolving the whole context.
+   */
+  getCurrentModel(): ModelRef | null {
+    const seen = new Set<string>();
+    let id = this.leafId;
+    while (id !== null && !seen.has(id)) {
+      seen.add(id);
+      const r = this.store.record(id);
+      if (!r) break;
+      if (r.type === "model_change" || r.role === "assistant") {
+        const e = this.store.materialize(r);
+        if (e.type === "model_change") return { provider: e.provider, modelId: e.modelId };
+        if (e.type === "message" && e.message.role === "assistant") return { provider: e.message.provider, modelId: e.message.model };
+      }
+      id = r.parentId;
+    }
+    return null;
+  }
+
   /** What the model sees at `leafId` (default: the current leaf). */
   buildSessionContext(leafId?: string | null): SessionContext {
     return resolveContext(this.store, leafId === undefined ? this.leafId : leafId);

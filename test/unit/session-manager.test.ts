@@ -125,6 +125,13 @@ describe("SessionManager", () => {
     assert.equal(after.buildSessionContext().messages.length, 3);
   });
 
+  it("gives back a multi-block user message's text joined as Pi joins it, images left out", () => {
+    const sm = SessionManager.inMemory();
+    const a = sm.appendMessage(assistant("before"));
+    const u = sm.appendMessage({ role: "user", content: [{ type: "text", text: "first part" }, { type: "image", data: "AAAA", mimeType: "image/png" }, { type: "text", text: " and second" }], timestamp: 1 });
+    assert.deepEqual(sm.checkout(u), { leafId: a, editText: "first part and second" });
+  });
+
   it("a checkout to before the root survives a reload as an empty context", async () => {
     const sm = await SessionManager.create("/w", opts());
     const u1 = sm.appendMessage(user("q"));

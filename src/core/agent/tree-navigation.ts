@@ -4,11 +4,12 @@
  * the branch being left is attached under the new position. The summary is written only once it
  * is complete, and never on error or cancel.
  */
+import { editableText } from "../session/entry-text";
 import { collectEntriesForBranchSummary, prepareBranchEntries } from "../compaction/branch-summary";
 import { EMPTY_BRANCH_SUMMARY } from "../compaction/prompts";
 import { branchSummaryTokenBudget, composeBranchSummary, createBranchSummaryRequest } from "../compaction/summary-requests";
 import type { SessionManager } from "../session/session-manager";
-import type { BranchSummaryEntry, ImageContent, SessionEntry, TextContent } from "../session/types";
+import type { BranchSummaryEntry, SessionEntry } from "../session/types";
 import { AgentError, NO_MODEL_MESSAGE, readOnlyMessage } from "./errors";
 import type { AgentSessionEvent } from "./events";
 import type { AgentSessionHooks, TreePreparation } from "./hooks";
@@ -50,15 +51,10 @@ export interface NavigationInput {
   emit(event: AgentSessionEvent): void;
 }
 
-function textOf(content: string | (TextContent | ImageContent)[]): string {
-  if (typeof content === "string") return content;
-  return content.filter((b): b is TextContent => b.type === "text").map((b) => b.text).join("");
-}
-
 /** Where the leaf goes for a target, and the text offered for editing. */
 function landingOf(target: SessionEntry): { leafId: string | null; editText?: string } {
-  if (target.type === "message" && target.message.role === "user") return { leafId: target.parentId, editText: textOf(target.message.content) };
-  if (target.type === "custom_message") return { leafId: target.parentId, editText: textOf(target.content) };
+  if (target.type === "message" && target.message.role === "user") return { leafId: target.parentId, editText: editableText(target.message.content) };
+  if (target.type === "custom_message") return { leafId: target.parentId, editText: editableText(target.content) };
   return { leafId: target.id };
 }
 

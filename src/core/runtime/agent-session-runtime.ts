@@ -1,10 +1,10 @@
+import { editableText } from "../session/entry-text";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { AgentSession, type AgentSessionConfig } from "../agent/agent-session";
 import type { AgentSessionHooks } from "../agent/hooks";
 import { sessionDirForCwd, type SessionLocationOptions } from "../session/paths";
 import { SessionManager } from "../session/session-manager";
-import type { ImageContent, TextContent } from "../session/types";
 import type { WriterLockOptions } from "../session/writer-lock";
 import type { ExtensionContext, SessionEventMap, SessionShutdownReason, SessionStartReason } from "./extension-api";
 import { SessionBinding } from "./extension-context";
@@ -60,10 +60,6 @@ interface ReplacePlan {
   shutdown: SessionShutdownReason;
   start: SessionStartReason;
   withSession?: ReplaceOptions["withSession"];
-}
-
-function textOf(content: string | (TextContent | ImageContent)[]): string {
-  return typeof content === "string" ? content : content.filter((b): b is TextContent => b.type === "text").map((b) => b.text).join("");
 }
 
 /**
@@ -164,7 +160,7 @@ export class AgentSessionRuntime {
         throw new RuntimeError("invalid-fork-target", "Forking before an entry needs a user message; fork at the entry instead.");
       }
       leafId = entry.parentId !== null && source.hasEntry(entry.parentId) ? entry.parentId : null;
-      selectedText = textOf(entry.message.content);
+      selectedText = editableText(entry.message.content);
     }
     const result = await this.replace({
       before: () => this.cancelledBy("session_before_fork", { type: "session_before_fork", entryId, position }),

@@ -1,4 +1,13 @@
-import type { SessionEntry } from "./types";
+import type { ImageContent, SessionEntry, TextContent } from "./types";
+
+/**
+ * The text a user or custom message gives back for editing (a checkout or a fork before it): its
+ * text blocks joined as Pi joins them (no separator); images are left out.
+ */
+export function editableText(content: string | (TextContent | ImageContent)[]): string {
+  if (typeof content === "string") return content;
+  return content.filter((b): b is TextContent => b.type === "text").map((b) => b.text).join("");
+}
 
 function contentText(content: unknown): string {
   if (typeof content === "string") return content;

@@ -8,6 +8,7 @@ import { SessionError, type LineProblem } from "./errors";
 import { backupPathFor, ioError, writeFileAtomic } from "./file-io";
 import { watchFile } from "./file-tail";
 import { createSessionId, generateEntryId, nowIso } from "./ids";
+import { editableText } from "./entry-text";
 import { findMostRecentSession } from "./session-discovery";
 import { SessionReader } from "./session-reader";
 import { ingestGrowth, readFrom } from "./session-growth";
@@ -55,11 +56,6 @@ export type SessionChange =
 export interface CheckoutResult {
   leafId: string | null;
   editText?: string;
-}
-
-function messageText(content: string | (TextContent | ImageContent)[]): string {
-  if (typeof content === "string") return content;
-  return content.filter((b): b is TextContent => b.type === "text").map((b) => b.text).join("\n");
 }
 
 /**
@@ -352,7 +348,7 @@ export class SessionManager extends SessionReader implements Disposable {
     if (record.role === "user" || record.type === "custom_message") {
       const entry = this.store.materialize(record);
       const content = entry.type === "custom_message" ? entry.content : entry.type === "message" && entry.message.role === "user" ? entry.message.content : "";
-      editText = messageText(content);
+      editText = editableText(content);
       leafId = record.parentId !== null && this.store.has(record.parentId) ? record.parentId : null;
     }
     this.setLeaf(leafId);

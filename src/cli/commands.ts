@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { convertToLlm } from "../core/context/convert-to-llm";
 import { SessionError } from "../core/session/errors";
 import { SessionManager } from "../core/session/session-manager";
+import { formatAge } from "../core/util/format-age";
 import { checkSessionFile } from "./check";
 import { parseArgs, UsageError } from "./args";
 import { renderTree } from "./render-tree";
@@ -49,14 +50,6 @@ export async function runCommand(command: string, argv: string[], out: Output): 
 type Flag = (name: string) => string | true | undefined;
 type Command = (positional: string[], flag: Flag, out: Output, timings: Timings) => Promise<number>;
 
-function age(date: Date): string {
-  const s = Math.max(0, (Date.now() - date.getTime()) / 1000);
-  if (s < 60) return `${Math.floor(s)}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m`;
-  if (s < 86400) return `${Math.floor(s / 3600)}h`;
-  return `${Math.floor(s / 86400)}d`;
-}
-
 function requireEntry(sm: SessionManager, id: string): void {
   if (!sm.hasEntry(id)) throw new SessionError("unknown-entry", `no entry with id ${id} in ${sm.getSessionFile()}`);
 }
@@ -74,7 +67,7 @@ const COMMANDS: Record<string, Command> = {
       for (const s of sessions) {
         const title = (s.name ?? s.firstMessage).replace(/\s+/g, " ").slice(0, 70);
         const fork = s.parentSessionPath ? " (fork)" : "";
-        out.stdout(`${age(s.modified).padStart(4)}  ${String(s.messageCount).padStart(5)} msgs  ${title}${fork}\n      ${s.path}\n`);
+        out.stdout(`${formatAge(s.modified).padStart(10)}  ${String(s.messageCount).padStart(5)} msgs  ${title}${fork}\n      ${s.path}\n`);
       }
     }
     timings.mark("print");

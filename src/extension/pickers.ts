@@ -2,7 +2,8 @@ import * as vscode from "vscode";
 import type { SessionManager } from "../core/session/session-manager";
 import type { SessionInfo } from "../core/session/session-list";
 import type { EntrySummary } from "../core/tree/types";
-import { formatAge, sessionTitle } from "./sessions-view";
+import { formatAge } from "../core/util/format-age";
+import { sessionTitle } from "./sessions-view";
 
 export interface EntryPick extends vscode.QuickPickItem {
   entryId: string;

@@ -4,21 +4,13 @@ import type { SessionInfo } from "../core/session/session-list";
 import { SessionManager } from "../core/session/session-manager";
 import { DisposableStore, MutableDisposable } from "../core/util/disposable";
 import { watchFolder } from "../core/util/folder-watch";
+import { formatAge } from "../core/util/format-age";
 import type { SessionHost, SessionLocation } from "./session-host";
 
 /** One row of the Sessions view: a session, with the sessions forked from it nested below. */
 export interface SessionNode {
   info: SessionInfo;
   forks: SessionNode[];
-}
-
-export function formatAge(date: Date, now = Date.now()): string {
-  const s = Math.max(0, (now - date.getTime()) / 1000);
-  if (s < 60) return "just now";
-  if (s < 3600) return `${Math.floor(s / 60)}m ago`;
-  if (s < 86400) return `${Math.floor(s / 3600)}h ago`;
-  if (s < 86400 * 30) return `${Math.floor(s / 86400)}d ago`;
-  return date.toISOString().slice(0, 10);
 }
 
 /** The title of a session: its name, else its first message on one line. */

@@ -1,3 +1,4 @@
+import { joinTextBlocks } from "../session/entry-text";
 import { untilAborted } from "./abort";
 import type { SummaryRequest } from "../compaction/summary-requests";
 import type { ThinkingLevel } from "../session/types";
@@ -37,9 +38,6 @@ export async function requestSummary(
   }
   if (reply.stopReason === "aborted" || signal.aborted) return { kind: "aborted" };
   if (reply.stopReason === "error") return { kind: "error", message: reply.errorMessage ?? "The model failed without saying why." };
-  const text = reply.content
-    .filter((block) => block.type === "text")
-    .map((block) => (block.type === "text" ? block.text : ""))
-    .join("\n");
+  const text = joinTextBlocks(reply.content, "\n");
   return { kind: "ok", text };
 }

@@ -3,6 +3,7 @@
  * rather than as chat turns, keeps the model from answering it instead of summarizing it.
  * Pure. The layout matches Pi's, so both tools summarize from the same input.
  */
+import { joinTextBlocks } from "../session/entry-text";
 import type { LlmMessage } from "../session/types";
 
 /** Tool output beyond this many characters is cut: a summary needs the gist, not whole files. */
@@ -18,12 +19,12 @@ export function serializeConversation(messages: readonly LlmMessage[]): string {
   const parts: string[] = [];
   for (const message of messages) {
     if (message.role === "user") {
-      const text = typeof message.content === "string" ? message.content : joinTexts(message.content);
+      const text = typeof message.content === "string" ? message.content : joinTextBlocks(message.content);
       if (text) parts.push(`[User]: ${text}`);
     } else if (message.role === "assistant") {
       parts.push(...assistantParts(message.content));
     } else if (message.role === "toolResult") {
-      const text = joinTexts(message.content);
+      const text = joinTextBlocks(message.content);
       if (text) parts.push(`[Tool result]: ${truncate(text, TOOL_RESULT_MAX_CHARS)}`);
     }
   }
@@ -52,12 +53,6 @@ function formatArguments(args: Record<string, unknown> | undefined): string {
     .join(", ");
 }
 
-function joinTexts(blocks: readonly { type: string; text?: string }[]): string {
-  return blocks
-    .filter((block) => block.type === "text")
-    .map((block) => block.text)
-    .join("");
-}
 
 function truncate(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;

@@ -1,12 +1,23 @@
 import type { ImageContent, SessionEntry, TextContent } from "./types";
 
+/** The text blocks of a message's content, joined by `separator` (other blocks left out). */
+export function joinTextBlocks(blocks: readonly { type: string; text?: string }[], separator = ""): string {
+  let out = "";
+  let first = true;
+  for (const block of blocks) {
+    if (block.type !== "text") continue;
+    out += (first ? "" : separator) + (block.text ?? "");
+    first = false;
+  }
+  return out;
+}
+
 /**
  * The text a user or custom message gives back for editing (a checkout or a fork before it): its
  * text blocks joined as Pi joins them (no separator); images are left out.
  */
 export function editableText(content: string | (TextContent | ImageContent)[]): string {
-  if (typeof content === "string") return content;
-  return content.filter((b): b is TextContent => b.type === "text").map((b) => b.text).join("");
+  return typeof content === "string" ? content : joinTextBlocks(content);
 }
 
 function contentText(content: unknown): string {

@@ -10,6 +10,7 @@
  * sent either: they are unfinished turns, and the model should go on from the last complete state.
  */
 
+import { joinTextBlocks } from "../../session/entry-text";
 import type { AssistantMessage, ImageContent, LlmMessage, TextContent, ToolResultMessage } from "../../session/types";
 import type { ToolDefinition } from "./provider";
 
@@ -122,10 +123,7 @@ function convertUser(
 }
 
 function convertAssistant(message: AssistantMessage): Extract<ChatMessage, { role: "assistant" }> | undefined {
-  const text = message.content
-    .filter((block): block is TextContent => block.type === "text")
-    .map((block) => block.text)
-    .join("");
+  const text = joinTextBlocks(message.content);
   const toolCalls: ChatToolCall[] = [];
   for (const block of message.content) {
     if (block.type !== "toolCall") continue;

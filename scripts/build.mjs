@@ -20,7 +20,7 @@ const common = {
 const builds = [
   { ...common, entryPoints: ["src/extension/extension.ts"], outfile: "dist/extension.js", platform: "node", format: "cjs", target: "node20", external: ["vscode"] },
   { ...common, entryPoints: ["src/cli/arbor.ts"], outfile: "dist/cli.js", platform: "node", format: "cjs", target: "node20", banner: { js: "#!/usr/bin/env node" } },
-  { ...common, entryPoints: ["webview/main.ts"], outfile: "dist/webview.js", platform: "browser", format: "iife", target: "es2022" },
+  { ...common, entryPoints: ["webview/tree/main.ts"], outfile: "dist/tree.js", platform: "browser", format: "iife", target: "es2022" },
 ].filter((b) => existsSync(join(root, b.entryPoints[0])));
 
 function copyAssets() {

@@ -3,7 +3,7 @@
  * upstream; swapping it (for `@vscode-elements/elements`, say) means rewriting this file only: the
  * rest of the webview sees plain elements and the small interfaces below.
  */
-import { el, type Disposable } from "./dom";
+import { el, type Disposable } from "./shared/dom";
 
 /** A search box. */
 export interface SearchField {

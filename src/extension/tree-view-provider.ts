@@ -80,7 +80,7 @@ export class TreeViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     view.webview.html = renderWebviewHtml({
       nonce: randomBytes(18).toString("base64"),
       cspSource: view.webview.cspSource,
-      scriptUri: view.webview.asWebviewUri(vscode.Uri.joinPath(dist, "webview.js")).toString(),
+      scriptUri: view.webview.asWebviewUri(vscode.Uri.joinPath(dist, "tree.js")).toString(),
       styleUri: view.webview.asWebviewUri(vscode.Uri.joinPath(media, "tree.css")).toString(),
       codiconUri: view.webview.asWebviewUri(vscode.Uri.joinPath(dist, "codicons", "codicon.css")).toString(),
     });

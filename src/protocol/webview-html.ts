@@ -4,7 +4,7 @@ export interface WebviewHtmlOptions {
   nonce: string;
   /** `webview.cspSource`. */
   cspSource: string;
-  /** `asWebviewUri(dist/webview.js)`. */
+  /** `asWebviewUri(dist/tree.js)`. */
   scriptUri: string;
   /** `asWebviewUri(media/tree.css)`. */
   styleUri: string;

@@ -13,8 +13,8 @@ const SYLLABLES = [
 ];
 const VERBS = ["get", "set", "build", "parse", "load", "resolve", "append", "create", "update", "find",
   "read", "write", "render", "apply", "collect", "compute", "ensure", "handle", "open", "close"];
-const DIRS = ["src/core/session", "src/core/tree", "src/extension", "src/protocol", "webview/src",
-  "webview/src/rows", "test/unit", "test/fixtures", "scripts", "src/cli", "src/core/compaction"];
+const DIRS = ["src/core/session", "src/core/tree", "src/extension", "src/protocol", "webview/tree", "webview/shared",
+  "test/unit", "test/fixtures", "scripts", "src/cli", "src/core/compaction"];
 const EXTENSIONS = [".ts", ".ts", ".ts", ".tsx", ".json", ".md", ".mjs"];
 const TYPES = ["string", "number", "boolean", "string[]", "Map<string, number>", "EntrySummary",
   "SessionEntry | undefined", "Promise<void>", "readonly string[]", "Disposable"];

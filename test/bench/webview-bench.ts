@@ -1,6 +1,6 @@
 /**
  * Conversation Tree benchmark: the pure tree core in Node, then the built webview bundle
- * (dist/webview.js) in headless Chromium, fed a generated 100,000-entry session the way the host
+ * (dist/tree.js) in headless Chromium, fed a generated 100,000-entry session the way the host
  * would feed it. Prints a table, writes bench-results/webview.json and screenshots in
  * test-results/.
  *
@@ -353,7 +353,7 @@ function printTable(core: Record<string, unknown>, browser: Record<string, unkno
 
 async function main(): Promise<void> {
   if (process.argv.includes("--screenshots")) {
-    const files = await screenshots(path.join(repoRoot(), "dist", "webview.js"));
+    const files = await screenshots(path.join(repoRoot(), "dist", "tree.js"));
     console.log(`wrote ${files.map((f) => path.relative(repoRoot(), f)).join(", ")}`);
     return;
   }
@@ -363,10 +363,10 @@ async function main(): Promise<void> {
   console.log(`Conversation Tree bench: ${entries.toLocaleString("en-US")} entries (seed ${seed}), ${fixture.labels.length} labels, ` +
     `${fixture.entries.filter((e) => e.type === "compaction").length} compactions`);
   const core = benchCore(fixture);
-  const bundle = path.join(repoRoot(), "dist", "webview.js");
+  const bundle = path.join(repoRoot(), "dist", "tree.js");
   let browser: Record<string, unknown> | undefined;
   let shots: string[] = [];
-  if (!fs.existsSync(bundle)) console.log("dist/webview.js is missing: run `npm run build` (browser part skipped)");
+  if (!fs.existsSync(bundle)) console.log("dist/tree.js is missing: run `npm run build` (browser part skipped)");
   else if (!chromiumAvailable()) console.log("/usr/bin/chromium is missing (browser part skipped)");
   else {
     browser = await benchBrowser(fixture, bundle);

@@ -36,7 +36,7 @@ export async function buildWebviewBundle(outfile = path.join(repoRoot(), "out", 
   const esbuild = await import("esbuild");
   await esbuild.build({
     absWorkingDir: repoRoot(),
-    entryPoints: ["webview/main.ts"],
+    entryPoints: ["webview/tree/main.ts"],
     outfile,
     bundle: true,
     platform: "browser",

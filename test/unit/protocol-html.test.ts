@@ -4,7 +4,7 @@ import { escapeHtml, renderWebviewHtml, webviewCsp } from "../../src/protocol/we
 const options = {
   nonce: "abcDEF0123456789xyz",
   cspSource: "https://file+.vscode-resource.vscode-cdn.net",
-  scriptUri: "https://file+.vscode-resource.vscode-cdn.net/ext/dist/webview.js",
+  scriptUri: "https://file+.vscode-resource.vscode-cdn.net/ext/dist/tree.js",
   styleUri: "https://file+.vscode-resource.vscode-cdn.net/ext/media/tree.css",
   codiconUri: "https://file+.vscode-resource.vscode-cdn.net/ext/dist/codicons/codicon.css",
 };

@@ -9,7 +9,7 @@ import { defaultUiTimeoutMs, Workbench } from "./workbench";
 /** `publisher.name` of the packaged extension: the webview frames carry it in their URL. */
 export const arborExtensionId = "arbor-dev.arbor";
 
-/** The row height of the Conversation Tree's virtualised list (webview/tree-list.ts). */
+/** The row height of the Conversation Tree's virtualised list (webview/tree/tree-list.ts). */
 const treeRowHeight = 22;
 
 /** The Conversation Tree's document (two frames deep). */

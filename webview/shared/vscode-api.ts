@@ -1,8 +1,6 @@
-import type { WebviewToHostMessage } from "../src/protocol/messages";
-
-/** The part of VS Code's webview API the tree uses. */
-export interface VsCodeApi {
-  postMessage(message: WebviewToHostMessage): void;
+/** The part of VS Code's webview API a webview uses, typed by the messages it may post. */
+export interface VsCodeApi<Out> {
+  postMessage(message: Out): void;
   getState(): unknown;
   setState(state: unknown): void;
 }
@@ -19,7 +17,7 @@ declare function acquireVsCodeApi(): RawVsCodeApi;
  * Acquires the API (allowed once per page). Outside VS Code (a plain browser) falls back to an
  * in-memory stand-in so the page still renders for debugging.
  */
-export function getVsCodeApi(): VsCodeApi {
+export function getVsCodeApi<Out>(): VsCodeApi<Out> {
   if (typeof acquireVsCodeApi === "function") {
     const api = acquireVsCodeApi();
     return { postMessage: (m) => api.postMessage(m), getState: () => api.getState(), setState: (s) => api.setState(s) };

@@ -1,5 +1,5 @@
-import type { EntryDetails } from "../src/protocol/messages";
-import { codicon, el } from "./dom";
+import type { EntryDetails } from "../../src/protocol/messages";
+import { codicon, el } from "../shared/dom";
 
 /** What the panel shows about the selected compaction or branch summary. */
 export interface DetailsHeader {

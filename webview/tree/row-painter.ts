@@ -1,7 +1,7 @@
-import { accessibleNameOf, describeEntry } from "../src/core/tree/entry-view";
-import { isFoldable, type Row } from "../src/core/tree/layout";
-import { findMatchRanges } from "../src/core/tree/search";
-import { codicon, el } from "./dom";
+import { accessibleNameOf, describeEntry } from "../../src/core/tree/entry-view";
+import { isFoldable, type Row } from "../../src/core/tree/layout";
+import { findMatchRanges } from "../../src/core/tree/search";
+import { codicon, el } from "../shared/dom";
 
 /** Indent columns drawn at most; deeper rows show their last columns behind an ellipsis. */
 const MAX_COLUMNS = 16;

@@ -1,4 +1,4 @@
-import { el, listen, type Disposable } from "./dom";
+import { el, listen, type Disposable } from "../shared/dom";
 import { createRowParts, type RowParts } from "./row-painter";
 
 /** Fixed row height (px): what makes virtualisation a division. Matches VS Code's lists. */

@@ -1,6 +1,6 @@
-import type { ReadOnlyNotice } from "../src/protocol/messages";
-import { codicon, el, type Disposable } from "./dom";
-import { createButton } from "./toolkit";
+import type { ReadOnlyNotice } from "../../src/protocol/messages";
+import { codicon, el, type Disposable } from "../shared/dom";
+import { createButton } from "../toolkit";
 
 /** The read-only notice (another window holds the session), with an offer to fork. */
 export class ReadOnlyBanner implements Disposable {

@@ -3,10 +3,11 @@
  * after `ready`, which the app posts once mounted; any that come earlier are queued anyway.
  */
 import { TreeApp } from "./app";
-import { registerToolkit } from "./toolkit";
-import { getVsCodeApi } from "./vscode-api";
+import { registerToolkit } from "../toolkit";
+import type { WebviewToHostMessage } from "../../src/protocol/messages";
+import { getVsCodeApi } from "../shared/vscode-api";
 
-const api = getVsCodeApi();
+const api = getVsCodeApi<WebviewToHostMessage>();
 const early: unknown[] = [];
 let app: TreeApp | undefined;
 

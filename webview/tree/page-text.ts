@@ -1,6 +1,6 @@
-import { formatCount } from "../src/core/tree/entry-view";
-import { FILTER_MODE_NAMES } from "../src/core/tree/filters";
-import type { TreeViewModel } from "../src/core/tree/tree-view-model";
+import { formatCount } from "../../src/core/tree/entry-view";
+import { FILTER_MODE_NAMES } from "../../src/core/tree/filters";
+import type { TreeViewModel } from "../../src/core/tree/tree-view-model";
 
 /** What the list area says when it has no rows. */
 export function emptyText(hasState: boolean, model: TreeViewModel): string {

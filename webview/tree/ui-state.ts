@@ -1,4 +1,4 @@
-import { isFilterMode, type FilterMode } from "../src/core/tree/filters";
+import { isFilterMode, type FilterMode } from "../../src/core/tree/filters";
 
 /**
  * What survives the webview being hidden and shown (the page is destroyed without

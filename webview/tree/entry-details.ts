@@ -1,7 +1,7 @@
-import { describeEntry, formatCount, formatTokens } from "../src/core/tree/entry-view";
-import type { Row } from "../src/core/tree/layout";
-import type { TreeViewModel } from "../src/core/tree/tree-view-model";
-import type { EntryDetailsMessage, RequestDetailsMessage } from "../src/protocol/messages";
+import { describeEntry, formatCount, formatTokens } from "../../src/core/tree/entry-view";
+import type { Row } from "../../src/core/tree/layout";
+import type { TreeViewModel } from "../../src/core/tree/tree-view-model";
+import type { EntryDetailsMessage, RequestDetailsMessage } from "../../src/protocol/messages";
 import { DetailsPanel, type DetailsBody } from "./details-panel";
 
 /** The span the selected compaction replaced, as the rows need it. */

@@ -1,18 +1,18 @@
-import { FILTER_MODES, FILTER_MODE_NAMES, type FilterMode } from "../src/core/tree/filters";
-import { firstChildIndex, isFoldable, visualParentIndex, type Row } from "../src/core/tree/layout";
-import { TreeViewModel } from "../src/core/tree/tree-view-model";
-import { describeInvalidMessage, isHostToWebviewMessage } from "../src/protocol/guards";
-import type { HostToWebviewMessage, StateMessage, WebviewToHostMessage } from "../src/protocol/messages";
+import { FILTER_MODES, FILTER_MODE_NAMES, type FilterMode } from "../../src/core/tree/filters";
+import { firstChildIndex, isFoldable, visualParentIndex, type Row } from "../../src/core/tree/layout";
+import { TreeViewModel } from "../../src/core/tree/tree-view-model";
+import { describeInvalidMessage, isHostToWebviewMessage } from "../../src/protocol/guards";
+import type { HostToWebviewMessage, StateMessage, WebviewToHostMessage } from "../../src/protocol/messages";
 import { ReadOnlyBanner } from "./banner";
-import { el, listen, type Disposable } from "./dom";
+import { el, listen, type Disposable } from "../shared/dom";
 import { EntryDetails } from "./entry-details";
 import { treeKeyAction, type TreeKeyAction } from "./keyboard";
 import { emptyText, statusText } from "./page-text";
 import { paintRow, type PaintContext } from "./row-painter";
-import { createChoice, createSearchField, type Choice, type SearchField } from "./toolkit";
+import { createChoice, createSearchField, type Choice, type SearchField } from "../toolkit";
 import { ROW_HEIGHT, TreeList } from "./tree-list";
 import { defaultUiState, parseUiState, type UiState } from "./ui-state";
-import type { VsCodeApi } from "./vscode-api";
+import type { VsCodeApi } from "../shared/vscode-api";
 
 const SEARCH_DEBOUNCE_MS = 120;
 const SAVE_DELAY_MS = 200;
@@ -40,7 +40,7 @@ export class TreeApp implements Disposable {
   private hasState = false;
   private paintCtx: PaintContext | undefined;
 
-  private constructor(root: HTMLElement, private readonly api: VsCodeApi) {
+  private constructor(root: HTMLElement, private readonly api: VsCodeApi<WebviewToHostMessage>) {
     const saved = parseUiState(api.getState());
     this.hasSavedUi = saved !== undefined;
     this.ui = saved ?? defaultUiState();
@@ -88,7 +88,7 @@ export class TreeApp implements Disposable {
   }
 
   /** Builds the page into `root` and says ready to the host. */
-  static mount(root: HTMLElement, api: VsCodeApi): TreeApp {
+  static mount(root: HTMLElement, api: VsCodeApi<WebviewToHostMessage>): TreeApp {
     const app = new TreeApp(root, api);
     api.postMessage({ type: "ready" });
     return app;

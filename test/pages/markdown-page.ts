@@ -1,0 +1,4 @@
+/** A page entry for the markdown tests: exposes the shared renderer on `window.__md`. */
+import { imageElement, markdownToSafeHtml, renderMarkdown } from "../../webview/shared/markdown";
+
+(window as unknown as Record<string, unknown>).__md = { markdownToSafeHtml, renderMarkdown, imageElement };

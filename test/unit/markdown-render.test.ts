@@ -1,0 +1,90 @@
+/**
+ * The shared markdown renderer (chat and export) in headless Chromium: hostile markdown from a
+ * session renders inert, links keep only safe targets, code is highlighted. Skipped only when
+ * /usr/bin/chromium is missing.
+ */
+import * as assert from "node:assert/strict";
+import * as path from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { CHROMIUM_PATH, chromiumAvailable, repoRoot } from "../support/webview-harness";
+import { chromiumFlags } from "../e2e/harness/browser";
+
+async function bundle(): Promise<string> {
+  const esbuild = await import("esbuild");
+  const result = await esbuild.build({
+    absWorkingDir: repoRoot(),
+    entryPoints: [path.join("test", "pages", "markdown-page.ts")],
+    bundle: true,
+    write: false,
+    platform: "browser",
+    format: "iife",
+    target: "es2022",
+    logLevel: "silent",
+  });
+  return result.outputFiles[0]!.text;
+}
+
+const HOSTILE = [
+  "<script>window.__pwned = 'script'</script>",
+  '<img src=x onerror="window.__pwned = \'img\'">',
+  "[click](javascript:window.__pwned='link')",
+  '<a href="javascript:window.__pwned=1">raw link</a>',
+  "![x](https://example.invalid/track.png)",
+  '<svg onload="window.__pwned=\'svg\'"></svg>',
+  '<iframe srcdoc="<script>parent.__pwned=1</script>"></iframe>',
+  "```html\n<script>window.__pwned='fence'</script>\n```",
+  '[x](  JaVaScRiPt:alert(1))',
+  '<details open ontoggle="window.__pwned=\'details\'">x</details>',
+].join("\n\n");
+
+describe("markdown renderer in Chromium", function () {
+  this.timeout(60_000);
+  let browser: Browser;
+  let page: Page;
+
+  before(async function () {
+    if (!chromiumAvailable()) this.skip();
+    const code = await bundle();
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...chromiumFlags] });
+    page = await browser.newPage();
+    await page.setContent("<!doctype html><html><body><div id=out></div></body></html>");
+    await page.addScriptTag({ content: code });
+  });
+  after(async () => browser?.close());
+
+  /** Renders into #out and returns its HTML. */
+  const render = async (text: string): Promise<string> =>
+    (await page.evaluate(`(() => { const out = document.getElementById("out"); window.__md.renderMarkdown(out, ${JSON.stringify(text)}); return out.innerHTML; })()`)) as string;
+  const dangerous = async (): Promise<number> =>
+    (await page.evaluate(`document.querySelectorAll("#out script, #out iframe, #out svg, #out img, #out object, #out embed, #out [onerror], #out [onload], #out [ontoggle], #out a[href^='javascript' i]").length`)) as number;
+
+  it("renders hostile markdown inert: no script, handler, frame or javascript: link survives, and nothing runs", async () => {
+    await render(HOSTILE);
+    await page.waitForTimeout(200);
+    assert.equal(await page.evaluate("window.__pwned"), undefined);
+    assert.equal(await dangerous(), 0);
+    const hrefs = (await page.evaluate(`[...document.querySelectorAll("#out a")].map((a) => a.getAttribute("href"))`)) as (string | null)[];
+    assert.ok(hrefs.every((h) => h === null || /^https?:|^mailto:/.test(h)), `links: ${JSON.stringify(hrefs)}`);
+    // The raw HTML is still there to read, as text.
+    const text = (await page.evaluate(`document.getElementById("out").textContent`)) as string;
+    assert.match(text, /<script>window.__pwned = 'script'<\/script>/);
+    assert.match(text, /\[image: x\]/);
+  });
+
+  it("keeps safe links, marks them noopener, and highlights fenced code", async () => {
+    const html = await render("See [docs](https://example.com/a?b=1) and <https://x.org>.\n\n```ts\nconst a: number = 1;\n```\n\n- [x] done");
+    assert.match(html, /<a href="https:\/\/example.com\/a\?b=1" rel="noopener noreferrer">docs<\/a>/);
+    assert.match(html, /<a href="https:\/\/x.org" rel="noopener noreferrer">/);
+    assert.match(html, /<code class="hljs language-typescript"><span class="hljs-keyword">const<\/span>/);
+    assert.match(html, /<input (?=[^>]*type="checkbox")(?=[^>]*disabled)/);
+  });
+
+  it("shows image blocks only as data of an image type", async () => {
+    const result = await page.evaluate(`[
+      window.__md.imageElement({ data: "iVBORw0KGgo=", mimeType: "image/png" })?.src ?? null,
+      window.__md.imageElement({ data: "PHN2Zz4=", mimeType: "image/svg+xml" })?.src ?? null,
+      window.__md.imageElement({ data: '"><script>', mimeType: "image/png" })?.src ?? null,
+    ]`);
+    assert.deepEqual(result, ["data:image/png;base64,iVBORw0KGgo=", null, null]);
+  });
+});

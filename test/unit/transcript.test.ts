@@ -1,0 +1,81 @@
+import * as assert from "node:assert/strict";
+import { SessionManager } from "../../src/core/session/session-manager";
+import type { AssistantMessage, ToolResultMessage } from "../../src/core/session/types";
+import { buildTranscript, TranscriptBuilder } from "../../src/core/transcript";
+import { assistant, user } from "../support/messages";
+
+function toolCallReply(ids: string[]): AssistantMessage {
+  return { ...assistant(""), content: [{ type: "thinking", thinking: "let me look" }, ...ids.map((id) => ({ type: "toolCall" as const, id, name: "read", arguments: { path: `${id}.ts` } }))], stopReason: "toolUse" };
+}
+
+function result(id: string, text: string, isError = false): ToolResultMessage {
+  return { role: "toolResult", toolCallId: id, toolName: "read", content: [{ type: "text", text }], isError, timestamp: 5 };
+}
+
+describe("transcript of a path", () => {
+  it("pairs each tool call with its result and keeps the reply's block order", () => {
+    const sm = SessionManager.inMemory("/w");
+    sm.appendMessage(user("read both"));
+    sm.appendMessage(toolCallReply(["c1", "c2"]));
+    sm.appendMessage(result("c2", "two"));
+    sm.appendMessage(result("c1", "one", true));
+    sm.appendMessage(assistant("done"));
+    const items = buildTranscript(sm.getBranch());
+    assert.deepEqual(items.map((i) => i.kind), ["user", "assistant", "assistant"]);
+    const reply = items[1];
+    assert.ok(reply.kind === "assistant");
+    assert.deepEqual(reply.parts.map((p) => p.type), ["thinking", "toolCall", "toolCall"]);
+    const [, c1, c2] = reply.parts;
+    assert.ok(c1.type === "toolCall" && c2.type === "toolCall");
+    assert.equal(c1.result?.isError, true);
+    assert.equal((c1.result?.content[0] as { text: string }).text, "one");
+    assert.equal((c2.result?.content[0] as { text: string }).text, "two");
+  });
+
+  it("reports the item a late tool result updates, and a result without its call stands alone", () => {
+    const sm = SessionManager.inMemory("/w");
+    const builder = new TranscriptBuilder();
+    const feed = (id: string) => builder.append(sm.getEntry(id)!);
+    feed(sm.appendMessage(user("go")));
+    feed(sm.appendMessage(toolCallReply(["c1"])));
+    const change = feed(sm.appendMessage(result("c1", "ok")));
+    assert.deepEqual(change, { added: [], updated: [1] });
+    const orphan = feed(sm.appendMessage(result("zz", "lost")));
+    assert.equal(orphan.added[0]?.kind, "toolResult");
+    // A second result for the same call is not folded into the first.
+    const dup = feed(sm.appendMessage(result("c1", "again")));
+    assert.equal(dup.added[0]?.kind, "toolResult");
+  });
+
+  it("shows bash runs, displayed custom messages and summaries, and leaves bookkeeping out", () => {
+    const sm = SessionManager.inMemory("/w");
+    const u = sm.appendMessage(user("hi"));
+    sm.appendMessage(assistant("hello"));
+    sm.appendMessage({ role: "bashExecution", command: "ls", output: "a\n", exitCode: 2, cancelled: false, truncated: false, excludeFromContext: true, timestamp: 1 });
+    sm.appendCustomMessageEntry("note", [{ type: "text", text: "shown" }, { type: "image", data: "AAAA", mimeType: "image/png" }], true);
+    sm.appendCustomMessageEntry("hidden", "not shown", false);
+    sm.appendCustomEntry("state", { x: 1 });
+    sm.appendLabelChange(u, "start");
+    sm.appendSessionInfo("named");
+    sm.appendModelChange("p", "m");
+    sm.appendThinkingLevelChange("high");
+    sm.appendCompaction("the summary", u, 1234);
+    const items = buildTranscript(sm.getBranch());
+    assert.deepEqual(items.map((i) => i.kind), ["user", "assistant", "bash", "custom", "compaction"]);
+    const bash = items[2];
+    assert.ok(bash.kind === "bash" && bash.exitCode === 2 && bash.excludeFromContext);
+    const custom = items[3];
+    assert.ok(custom.kind === "custom" && custom.text === "shown" && custom.images.length === 1);
+    const compaction = items[4];
+    assert.ok(compaction.kind === "compaction" && compaction.tokensBefore === 1234 && compaction.firstKeptEntryId === u);
+  });
+
+  it("keeps a failed reply's error text", () => {
+    const sm = SessionManager.inMemory("/w");
+    sm.appendMessage(user("hi"));
+    sm.appendMessage({ ...assistant(""), content: [], stopReason: "error", errorMessage: "HTTP 500: boom" });
+    const items = buildTranscript(sm.getBranch());
+    const reply = items[1];
+    assert.ok(reply.kind === "assistant" && reply.errorMessage === "HTTP 500: boom" && reply.stopReason === "error");
+  });
+});

@@ -1,6 +1,7 @@
 import { SessionError } from "../core/session/errors";
 import { runCommand } from "./commands";
 import { UsageError } from "./args";
+import { oneLine } from "./terminal-text";
 
 const USAGE = `arbor: work with Pi coding-agent session files (JSONL trees) without VS Code
 
@@ -31,7 +32,8 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     const message = err instanceof UsageError ? `${err.message} (see arbor --help)` : err instanceof SessionError ? err.message : `unexpected error: ${(err as Error)?.message ?? String(err)}`;
-    process.stderr.write(`arbor: ${message}\n`);
+    // Messages name paths and ids from the user's files: escaped like every other line (terminal-text.ts).
+    process.stderr.write(`arbor: ${oneLine(message)}\n`);
     process.exitCode = err instanceof UsageError ? 2 : 1;
   },
 );

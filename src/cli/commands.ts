@@ -6,6 +6,7 @@ import { formatAge } from "../core/util/format-age";
 import { checkSessionFile } from "./check";
 import { parseArgs, UsageError } from "./args";
 import { renderTree } from "./render-tree";
+import { escapeTerminal, oneLine } from "./terminal-text";
 import { Timings } from "./timings";
 
 export interface Output {
@@ -38,9 +39,13 @@ export async function runCommand(command: string, argv: string[], out: Output): 
   if (args.positional.length < spec.min || args.positional.length > spec.max) throw new UsageError(`usage: arbor ${spec.usage}`);
   const timings = new Timings();
   const flag = (name: string) => args.flags.get(name);
+  // Session text reaches a terminal: everything but JSON output is escaped as a last line of
+  // defence (fields are also escaped one by one, so that none can forge a line of its own).
+  const json = flag("json") === true || command === "context";
+  const safe: Output = { stdout: (s) => out.stdout(json ? s : escapeTerminal(s)), stderr: (s) => out.stderr(escapeTerminal(s)) };
   let code = 0;
   try {
-    code = await COMMANDS[command]!(args.positional, flag, out, timings);
+    code = await COMMANDS[command]!(args.positional, flag, safe, timings);
   } finally {
     if (flag("timings")) out.stderr(`${JSON.stringify(timings)}\n`);
   }
@@ -65,9 +70,9 @@ const COMMANDS: Record<string, Command> = {
     else if (sessions.length === 0) out.stdout(`no sessions${flag("all") ? "" : ` for ${cwd}`}\n`);
     else {
       for (const s of sessions) {
-        const title = (s.name ?? s.firstMessage).replace(/\s+/g, " ").slice(0, 70);
+        const title = oneLine((s.name ?? s.firstMessage).replace(/\s+/g, " ").slice(0, 70));
         const fork = s.parentSessionPath ? " (fork)" : "";
-        out.stdout(`${formatAge(s.modified).padStart(10)}  ${String(s.messageCount).padStart(5)} msgs  ${title}${fork}\n      ${s.path}\n`);
+        out.stdout(`${formatAge(s.modified).padStart(10)}  ${String(s.messageCount).padStart(5)} msgs  ${title}${fork}\n      ${oneLine(s.path)}\n`);
       }
     }
     timings.mark("print");
@@ -83,9 +88,9 @@ const COMMANDS: Record<string, Command> = {
     if (flag("json")) out.stdout(`${JSON.stringify({ leafId: sm.getLeafId(), name: sm.getSessionName() ?? null, roots, problems: sm.getProblems() })}\n`);
     else {
       const name = sm.getSessionName();
-      if (name) out.stdout(`# ${name}\n`);
+      if (name) out.stdout(`# ${oneLine(name)}\n`);
       out.stdout(`${renderTree(roots, path, sm.getLeafId(), sm.getLabels())}\n`);
-      for (const p of sm.getProblems()) out.stderr(`warning: ${p.message}\n`);
+      for (const p of sm.getProblems()) out.stderr(`warning: ${oneLine(p.message)}\n`);
     }
     timings.mark("render");
     return 0;
@@ -118,7 +123,7 @@ const COMMANDS: Record<string, Command> = {
       sm.appendLabelChange(id!, clear ? undefined : text);
       await sm.flush();
       timings.mark("write");
-      out.stdout(clear ? `cleared the label of ${id}\n` : `labelled ${id} "${text}"\n`);
+      out.stdout(clear ? `cleared the label of ${oneLine(id!)}\n` : `labelled ${oneLine(id!)} "${oneLine(text!)}"\n`);
     } finally {
       await sm.close();
     }
@@ -133,7 +138,7 @@ const COMMANDS: Record<string, Command> = {
     try {
       const forked = await writer.createBranchedSession(id!);
       timings.mark("fork");
-      out.stdout(`${forked}\n`);
+      out.stdout(`${oneLine(forked ?? "")}\n`);
     } finally {
       await writer.close();
     }
@@ -145,7 +150,7 @@ const COMMANDS: Record<string, Command> = {
     timings.mark("check");
     if (flag("json")) out.stdout(`${JSON.stringify(report, null, 2)}\n`);
     else {
-      for (const p of report.problems) out.stdout(`line ${p.line}: ${p.kind}: ${p.message}\n`);
+      for (const p of report.problems) out.stdout(`line ${p.line}: ${oneLine(p.kind)}: ${oneLine(p.message)}\n`);
       out.stdout(`${report.entries} entries, ${report.problems.length} problem${report.problems.length === 1 ? "" : "s"}\n`);
     }
     return report.problems.length ? 1 : 0;

@@ -1,7 +1,13 @@
 import type { SummaryTreeNode } from "../core/session/session-tree";
 import type { EntrySummary } from "../core/tree/types";
+import { oneLine } from "./terminal-text";
 
+/** One line per entry: every field from the file is escaped (see terminal-text.ts). */
 function describe(s: EntrySummary): string {
+  return oneLine(describeRaw(s));
+}
+
+function describeRaw(s: EntrySummary): string {
   if (s.type === "message") {
     const tool = s.toolName ? ` ${s.toolName}` : "";
     return `${s.role ?? "message"}${s.role === "toolResult" ? tool : ""}: ${s.preview}`;
@@ -47,9 +53,9 @@ export function renderTree(roots: SummaryTreeNode[], activePath: ReadonlySet<str
     const { node, prefix, guide } = stack.pop()!;
     const mark = activePath.has(node.id) ? "*" : " ";
     const label = labels.get(node.id);
-    const badge = label ? ` {${label}}` : "";
+    const badge = label ? ` {${oneLine(label)}}` : "";
     const leaf = node.id === leafId ? "  <- leaf" : "";
-    out.push(`${mark} ${guide || prefix}${describe(node.summary)}${badge}  [${node.id}]${leaf}`);
+    out.push(`${mark} ${guide || prefix}${describe(node.summary)}${badge}  [${oneLine(node.id)}]${leaf}`);
     pushChildren(node.children, prefix);
   }
   return out.join("\n");

@@ -1,0 +1,32 @@
+/**
+ * Text from a session file is shown in a terminal, and a terminal acts on some characters instead
+ * of printing them: ESC starts sequences that can set the clipboard (OSC 52), retitle the window,
+ * move the cursor or clear lines (so a crafted session could forge or hide output), C1 controls
+ * do the same on terminals that honour 8-bit sequences, and Unicode bidi controls reorder what is
+ * shown. Human-readable output escapes all of them into visible text; `--json` output stays exact
+ * (JSON.stringify already escapes C0 controls, and the reader gets the strings back unchanged).
+ */
+
+// C0 controls except newline, DEL, C1 controls, bidi marks/embeddings/overrides/isolates, line and
+// paragraph separators.
+const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE_OR_NEWLINE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+const NAMED: Readonly<Record<string, string>> = { "\t": "\\t", "\n": "\\n", "\r": "\\r" };
+
+function visible(c: string): string {
+  const named = NAMED[c];
+  if (named) return named;
+  const code = c.charCodeAt(0);
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+}
+
+/** Escapes every character a terminal would act on, keeping newlines (for whole blocks of output). */
+export function escapeTerminal(text: string): string {
+  return text.replace(UNSAFE, visible);
+}
+
+/** Escapes a single field for one line of output: newlines are escaped too, so a field cannot forge a line. */
+export function oneLine(text: string): string {
+  return text.replace(UNSAFE_OR_NEWLINE, visible);
+}

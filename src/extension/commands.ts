@@ -6,6 +6,7 @@ import { WriterLock } from "../core/session/writer-lock";
 import { FILTER_MODES, FILTER_MODE_NAMES, type FilterMode } from "../core/tree/filters";
 import { moveToTrash } from "../core/util/trash";
 import { abandonedCount, askLeaveBranch, checkoutTarget, copyEntryText, offerEditText, promptLabel, type LeaveChoice } from "./entry-actions";
+import { assertFits, MAX_LABEL_LENGTH, MAX_SESSION_NAME_LENGTH, tooLong } from "./input-limits";
 import { promptForApiKey } from "./model-config";
 import { pickEntry, pickSession } from "./pickers";
 import type { SessionHost } from "./session-host";
@@ -149,7 +150,12 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   };
 
   const renameFile = async (path: string | undefined, currentName: string | undefined): Promise<void> => {
-    const name = await vscode.window.showInputBox({ title: "Rename Session", prompt: "A name for this session (empty clears it)", value: currentName ?? "" });
+    const name = await vscode.window.showInputBox({
+      title: "Rename Session",
+      prompt: "A name for this session (empty clears it)",
+      value: currentName ?? "",
+      validateInput: (v) => tooLong(v, MAX_SESSION_NAME_LENGTH, "session names"),
+    });
     if (name === undefined) return;
     const sm = host.current;
     if (sm && (path === undefined || sm.getSessionFile() === path)) {
@@ -223,6 +229,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const text = labelOf(arg, label);
       if (text === undefined) await promptLabel(host, id);
       else {
+        assertFits(text, MAX_LABEL_LENGTH, "labels");
         sm.appendLabelChange(id, text || undefined);
         await sm.flush();
       }
@@ -242,6 +249,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     "arbor.renameSession": async (name?: unknown) => {
       const sm = requireSession();
       if (typeof name === "string") {
+        assertFits(name, MAX_SESSION_NAME_LENGTH, "session names");
         sm.appendSessionInfo(name);
         return void (await sm.flush());
       }

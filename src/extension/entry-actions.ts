@@ -1,6 +1,7 @@
 import * as vscode from "vscode";
 import { entryText } from "../core/session/entry-text";
 import type { SessionManager } from "../core/session/session-manager";
+import { MAX_LABEL_LENGTH, tooLong } from "./input-limits";
 import type { SessionHost } from "./session-host";
 
 /** What to do with the branch the leaf leaves behind. */
@@ -57,7 +58,7 @@ export async function promptLabel(host: SessionHost, id: string): Promise<void> 
     title: `Label entry ${id}`,
     prompt: "A name for this point (empty clears the label)",
     value: current ?? "",
-    validateInput: (v) => (v.length > 200 ? "Keep labels under 200 characters" : undefined),
+    validateInput: (v) => tooLong(v, MAX_LABEL_LENGTH, "labels"),
   });
   if (value === undefined) return;
   if (!value.trim() && current === undefined) return;

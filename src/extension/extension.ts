@@ -25,7 +25,7 @@ export interface ArborApi extends CoreArborApi {
    * Only when the extension host runs with ARBOR_TEST_HOOKS=1 (Arbor's own extension-host tests):
    * direct access to the current session manager. Other extensions use contexts, which go stale.
    */
-  readonly testing?: { readonly currentSession: SessionManager | undefined };
+  readonly testing?: { readonly currentSession: SessionManager | undefined; readonly tree: TreeViewProvider };
 }
 
 /** Called by VS Code on activation; returns the API other extensions receive. */
@@ -74,6 +74,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     },
     () => settings.defaultFilter,
     log,
+    process.env.ARBOR_TEST_HOOKS === "1",
   );
   context.subscriptions.push(tree, vscode.window.registerWebviewViewProvider(TREE_VIEW_ID, tree));
   context.subscriptions.push(...registerCommands({ host, secrets: context.secrets, sessions, tree, settings: () => settings, summarizer: () => summarizer, log }));
@@ -103,7 +104,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     ...core,
     version: context.extension.packageJSON.version as string,
     onDidChangeSession: host.onDidChangeSession,
-    ...(process.env.ARBOR_TEST_HOOKS === "1" ? { testing: { get currentSession() { return host.current; } } } : {}),
+    ...(process.env.ARBOR_TEST_HOOKS === "1" ? { testing: { get currentSession() { return host.current; }, tree } } : {}),
   };
 }
 

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import * as vscode from "vscode";
 import type { SessionChange, SessionManager } from "../core/session/session-manager";
-import type { CompactionDetails } from "../core/session/types";
 import type { FilterMode } from "../core/tree/filters";
-import { describeInvalidMessage, isWebviewToHostMessage } from "../protocol/guards";
-import type { EntryDetails, HostToWebviewMessage, SessionSnapshot, WebviewToHostMessage } from "../protocol/messages";
+import { clampLabelUpdates, clampSessionName, clampSnapshot, clampSummary, clampText, detailsOf, SafeIds } from "../protocol/clamp";
+import { describeInvalidMessage, isHostToWebviewMessage, isWebviewToHostMessage } from "../protocol/guards";
+import { LIMITS, type HostToWebviewMessage, type SessionSnapshot, type WebviewToHostMessage } from "../protocol/messages";
 import { renderWebviewHtml } from "../protocol/webview-html";
 import { DisposableStore } from "../core/util/disposable";
 import { entryText } from "../core/session/entry-text";
@@ -25,7 +25,7 @@ export interface TreeActions {
 function readOnlyNotice(sm: SessionManager | undefined): { message: string; canFork: boolean } | null {
   const reason = sm?.getReadOnlyReason();
   if (!sm || !reason) return null;
-  return { message: `Read-only: ${reason}. New entries from the other window appear live. Fork to continue here.`, canFork: true };
+  return { message: clampText(`Read-only: ${reason}. New entries from the other window appear live. Fork to continue here.`, LIMITS.messageLength), canFork: true };
 }
 
 export function snapshotOf(sm: SessionManager): SessionSnapshot {
@@ -48,8 +48,15 @@ export class TreeViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private readonly disposables = new DisposableStore();
   private readonly viewDisposables = new DisposableStore();
   private selection: string | null = null;
+  /** Stand-ins for ids the protocol refuses, per session (see clamp.ts). */
+  private ids = new SafeIds();
+  private idsOf: SessionManager | undefined;
   /** Messages the webview sent that failed validation (for tests and diagnostics). */
   rejectedMessages = 0;
+  /** Warnings and errors the webview reported (its only channel for them), newest last; for diagnostics and tests. */
+  readonly webviewProblems: string[] = [];
+  /** With `record` (Arbor's own extension-host tests): the last message of each type posted to the webview. */
+  readonly lastPosted = new Map<HostToWebviewMessage["type"], HostToWebviewMessage>();
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -57,6 +64,7 @@ export class TreeViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     private readonly actions: TreeActions,
     private readonly defaultFilter: () => FilterMode,
     private readonly log: vscode.LogOutputChannel,
+    private readonly record = false,
   ) {
     this.disposables.add(host.onDidChangeSession(() => this.postState()));
     this.disposables.add(host.onDidChange((c) => this.onSessionChange(c)));
@@ -94,19 +102,35 @@ export class TreeViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   private post(message: HostToWebviewMessage): void {
+    if (this.record) this.lastPosted.set(message.type, message);
     void this.view?.webview.postMessage(message);
   }
 
-  /** Sends the whole state (after `ready`, and when the session is replaced). */
+  /** The id map of the current session (a new session starts a new one). */
+  private safeIds(sm: SessionManager): SafeIds {
+    if (this.idsOf !== sm) {
+      this.idsOf = sm;
+      this.ids = new SafeIds((id) => sm.hasEntry(id));
+    }
+    return this.ids;
+  }
+
+  /**
+   * Sends the whole state (after `ready`, and when the session is replaced). Every entry is brought
+   * within the protocol's limits on its own (clamp.ts), so one odd field never blanks the tree.
+   */
   postState(): void {
     const sm = this.host.current;
-    this.post({ type: "state", session: sm ? snapshotOf(sm) : null, readOnly: readOnlyNotice(sm), defaultFilter: this.defaultFilter() });
+    const session = sm ? clampSnapshot(snapshotOf(sm), this.safeIds(sm)) : null;
+    this.post({ type: "state", session, readOnly: readOnlyNotice(sm), defaultFilter: this.defaultFilter() });
   }
 
   /** Scrolls to and selects an entry. */
   reveal(entryId: string): void {
     const sm = this.host.current;
-    if (sm) this.post({ type: "reveal", sessionId: sm.getSessionId(), entryId });
+    if (!sm) return;
+    const ids = this.safeIds(sm);
+    this.post({ type: "reveal", sessionId: ids.out(sm.getSessionId()), entryId: ids.out(entryId) });
   }
 
   setFilter(filter: FilterMode): void {
@@ -116,19 +140,21 @@ export class TreeViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private onSessionChange(change: SessionChange): void {
     const sm = this.host.current;
     if (!sm) return;
-    const sessionId = sm.getSessionId();
+    const ids = this.safeIds(sm);
+    const sessionId = ids.out(sm.getSessionId());
+    const leaf = (id: string | null) => (id === null ? null : ids.out(id));
     switch (change.kind) {
       case "entries":
-        this.post({ type: "entriesAppended", sessionId, entries: change.entries, leafId: sm.getLeafId() });
+        this.post({ type: "entriesAppended", sessionId, entries: change.entries.map((e) => clampSummary(e, ids)), leafId: leaf(sm.getLeafId()) });
         break;
       case "leaf":
-        this.post({ type: "leafMoved", sessionId, leafId: change.leafId });
+        this.post({ type: "leafMoved", sessionId, leafId: leaf(change.leafId) });
         break;
       case "labels":
-        this.post({ type: "labelsChanged", sessionId, changes: change.labels.map((l) => ({ targetId: l.targetId, label: l.label ?? null })) });
+        this.post({ type: "labelsChanged", sessionId, changes: clampLabelUpdates(change.labels.map((l) => ({ targetId: l.targetId, label: l.label ?? null })), ids) });
         break;
       case "name":
-        this.post({ type: "sessionRenamed", sessionId, name: change.name ?? null });
+        this.post({ type: "sessionRenamed", sessionId, name: clampSessionName(change.name ?? null) });
         break;
       case "read-only":
         this.post({ type: "readOnly", notice: readOnlyNotice(sm) });
@@ -141,7 +167,8 @@ export class TreeViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }
   }
 
-  private receive(raw: unknown): void {
+  /** Every message from the webview enters here: validated, then handled. */
+  receive(raw: unknown): void {
     if (!isWebviewToHostMessage(raw)) {
       this.rejectedMessages++;
       this.log.warn(`dropped an invalid message from the tree webview: ${describeInvalidMessage(raw)}`);
@@ -155,21 +182,26 @@ export class TreeViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   private async handle(m: WebviewToHostMessage): Promise<void> {
     const sm = this.host.current;
-    const current = (id: string) => sm !== undefined && sm.getSessionId() === id;
+    const ids = sm ? this.safeIds(sm) : this.ids;
+    const current = (id: string) => sm !== undefined && ids.out(sm.getSessionId()) === id;
     switch (m.type) {
       case "ready":
         return this.postState();
       case "log":
+        if (m.level !== "info") {
+          this.webviewProblems.push(m.message);
+          if (this.webviewProblems.length > 50) this.webviewProblems.shift();
+        }
         if (m.level === "error") this.log.error(`webview: ${m.message}`);
         else if (m.level === "warn") this.log.warn(`webview: ${m.message}`);
         else this.log.info(`webview: ${m.message}`);
         return;
       case "selectionChanged":
-        if (current(m.sessionId)) this.selection = m.id;
+        if (current(m.sessionId)) this.selection = m.id === null ? null : ids.in(m.id);
         return;
       case "requestDetails":
         if (!current(m.sessionId)) return;
-        return this.answerDetails(sm!, m.requestId, m.entryId);
+        return this.answerDetails(sm!, m.requestId, m.entryId, ids);
       case "forkSession":
         if (current(m.sessionId)) await this.actions.forkReadOnly();
         return;
@@ -178,36 +210,32 @@ export class TreeViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           this.log.warn(`dropped ${m.type} for a session that is no longer open`);
           return;
         }
-        if (m.type === "checkout") return this.actions.checkout(m.id);
-        if (m.type === "fork") return this.actions.fork(m.id);
-        if (m.type === "label") return this.actions.label(m.id);
-        return this.actions.copyText(m.id);
+        if (m.type === "checkout") return this.actions.checkout(ids.in(m.id));
+        if (m.type === "fork") return this.actions.fork(ids.in(m.id));
+        if (m.type === "label") return this.actions.label(ids.in(m.id));
+        return this.actions.copyText(ids.in(m.id));
     }
   }
 
-  private answerDetails(sm: SessionManager, requestId: string, entryId: string): void {
-    const entry = sm.getEntry(entryId);
-    if (!entry) {
-      this.post({ type: "entryDetails", requestId, entryId, ok: false, error: `No entry with id ${entryId}` });
-      return;
+  /**
+   * Answers a details request, always: a malformed entry (or one that cannot be read) gets an error
+   * the pane shows, never silence that would leave it "Loading…".
+   */
+  private answerDetails(sm: SessionManager, requestId: string, safeId: string, ids: SafeIds): void {
+    let answer: HostToWebviewMessage;
+    try {
+      const entry = sm.getEntry(ids.in(safeId));
+      answer = entry
+        ? { type: "entryDetails", requestId, entryId: safeId, ...detailsOf(entry as unknown as Record<string, unknown>, () => entryText(entry), ids) }
+        : { type: "entryDetails", requestId, entryId: safeId, ok: false, error: `No entry with id ${safeId} in this session` };
+    } catch (err) {
+      answer = { type: "entryDetails", requestId, entryId: safeId, ok: false, error: clampText(`Could not read this entry: ${(err as Error).message}`, LIMITS.messageLength) };
     }
-    let details: EntryDetails;
-    if (entry.type === "compaction") {
-      const files = (entry.details ?? {}) as Partial<CompactionDetails>;
-      details = {
-        kind: "compaction",
-        summary: entry.summary,
-        tokensBefore: entry.tokensBefore,
-        firstKeptEntryId: entry.firstKeptEntryId,
-        readFiles: Array.isArray(files.readFiles) ? files.readFiles.filter((f) => typeof f === "string") : [],
-        modifiedFiles: Array.isArray(files.modifiedFiles) ? files.modifiedFiles.filter((f) => typeof f === "string") : [],
-      };
-    } else if (entry.type === "branch_summary") {
-      details = { kind: "branchSummary", summary: entry.summary, fromId: entry.fromId };
-    } else {
-      details = { kind: "text", text: entryText(entry) };
+    if (!isHostToWebviewMessage(answer)) {
+      this.log.error(`details of ${safeId} fell outside the protocol's limits`);
+      answer = { type: "entryDetails", requestId, entryId: safeId, ok: false, error: "This entry cannot be shown (its fields are outside the limits the view accepts)." };
     }
-    this.post({ type: "entryDetails", requestId, entryId, ok: true, details });
+    this.post(answer);
   }
 
   dispose(): void {

@@ -90,7 +90,8 @@ export function isEntrySummary(x: unknown): x is EntrySummary {
     isOptional(x.provider, isName) &&
     isOptional(x.modelId, isName) &&
     isOptional(x.thinkingLevel, isName) &&
-    isOptional(x.checkoutMarker, isBool)
+    isOptional(x.checkoutMarker, isBool) &&
+    isOptional(x.clamped, isBool)
   );
 }
 

@@ -152,7 +152,8 @@ export function paintRow(parts: RowParts, row: Row, ctx: PaintContext): void {
     isLeaf: leaf === "exact",
     preventDefaultContextMenuItems: true,
   }));
-  root.title = summary.timestamp ? `${view.tag} · ${summary.timestamp}${row.node.orphan ? " · parent missing" : ""}` : view.tag;
+  const notes = `${row.node.orphan ? " · parent missing" : ""}${summary.clamped ? " · some fields were too long or invalid and are shortened here (the file is unchanged)" : ""}`;
+  root.title = summary.timestamp ? `${view.tag} · ${summary.timestamp}${notes}` : `${view.tag}${notes}`;
 
   paintGuides(parts, row);
   parts.twisty.className = foldable ? `twisty codicon codicon-${row.folded ? "chevron-right" : "chevron-down"}` : "twisty";

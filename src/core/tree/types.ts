@@ -44,4 +44,6 @@ export interface EntrySummary {
   thinkingLevel?: string;
   /** true for Arbor's own checkout markers (custom entries of type `arbor.checkout`), which the tree splices out */
   checkoutMarker?: boolean;
+  /** Set by the host when a field was outside the protocol's limits and was shortened or replaced to draw the entry. */
+  clamped?: boolean;
 }

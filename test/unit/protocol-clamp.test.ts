@@ -1,0 +1,141 @@
+/**
+ * Issue 9 point 7: one value outside the protocol's limits must not blank the Conversation Tree.
+ * A real session file with one odd entry of each kind is opened by the real SessionManager; its
+ * state message fails the (strict) guards as it is, and passes once clamped, with every other entry
+ * untouched and the odd ones marked.
+ */
+import * as assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { SessionManager } from "../../src/core/session/session-manager";
+import { clampSnapshot, clampSummary, clampText, detailsOf, SafeIds } from "../../src/protocol/clamp";
+import { isEntrySummary, isHostToWebviewMessage } from "../../src/protocol/guards";
+import { LIMITS, type SessionSnapshot, type StateMessage } from "../../src/protocol/messages";
+import { summarizeEntry } from "../../src/core/session/summarize";
+import { makeTempDir } from "../support/temp-dir";
+import { assistant, user } from "../support/messages";
+
+const T = "2026-01-01T00:00:00.000Z";
+
+function snapshot(sm: SessionManager): SessionSnapshot {
+  return {
+    sessionId: sm.getSessionId(),
+    name: sm.getSessionName() ?? null,
+    entries: sm.getSummaries(),
+    labels: [...sm.getLabels()].map(([targetId, label]) => ({ targetId, label })),
+    leafId: sm.getLeafId(),
+  };
+}
+
+const state = (session: SessionSnapshot): StateMessage => ({ type: "state", session, readOnly: null });
+
+describe("clamping what the host sends (issue 9.7)", () => {
+  let tmp: ReturnType<typeof makeTempDir>;
+  before(() => (tmp = makeTempDir()));
+  after(() => tmp.cleanup());
+
+  /** A session with one hostile entry of each kind among ordinary ones. */
+  function hostileSession(): string {
+    const manyTools = assistant("");
+    manyTools.content = Array.from({ length: 400 }, (_, i) => ({ type: "toolCall" as const, id: `c${i}`, name: `tool_number_${i}`, arguments: {} }));
+    const emptyRole = { ...user("who am I"), role: "" };
+    const lines: unknown[] = [
+      { type: "session", version: 3, id: "0199aaaa-0000-7000-8000-0000000000c7", timestamp: T, cwd: tmp.dir },
+      { type: "message", id: "a0000001", parentId: null, timestamp: T, message: user("first") },
+      { type: "message", id: "a0000002", parentId: "a0000001", timestamp: T, message: manyTools },
+      { type: "message", id: "a0000003", parentId: "a0000002", timestamp: T, message: emptyRole },
+      { type: "compaction", id: "a0000004", parentId: "a0000003", timestamp: T, summary: 42, firstKeptEntryId: "a0000002", tokensBefore: -5 },
+      { type: "message", id: "a0000005", parentId: "a0000004", timestamp: "9".repeat(500), message: user("long timestamp") },
+      { type: "label", id: "a0000006", parentId: "a0000005", timestamp: T, targetId: "a0000001", label: "L".repeat(20_000) },
+      { type: "custom", id: "bad\u0007id", parentId: "a0000006", timestamp: T, customType: "x" },
+      { type: "message", id: "a0000008", parentId: "bad\u0007id", timestamp: T, message: assistant("child of the odd id") },
+      { type: "session_info", id: "a0000009", parentId: "a0000008", timestamp: T, name: "N".repeat(12_000) },
+      { type: "message", id: "a000000a", parentId: "a0000009", timestamp: T, message: user("last") },
+    ];
+    const file = join(tmp.dir, "hostile.jsonl");
+    writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+    return file;
+  }
+
+  it("a state message with one bad field per entry fails the guards as it is, and passes clamped, every entry drawn", async () => {
+    const sm = await SessionManager.open(hostileSession(), { readOnly: true });
+    const raw = snapshot(sm);
+    assert.equal(isHostToWebviewMessage(state(raw)), false, "the fault: the whole state would be dropped");
+    const ids = new SafeIds((id) => sm.hasEntry(id));
+    const clamped = clampSnapshot(raw, ids);
+    assert.equal(isHostToWebviewMessage(state(clamped)), true);
+    assert.equal(clamped.entries.length, raw.entries.length, "every entry is still there");
+    const marked = clamped.entries.filter((e) => e.clamped).map((e) => ids.in(e.id));
+    // (a0000008 is marked too: its parent link now names the odd id's stand-in)
+    assert.deepEqual(marked.sort(), ["a0000002", "a0000003", "a0000004", "a0000005", "a0000006", "a0000008", "bad\u0007id"].sort());
+    // untouched entries are the very same objects
+    for (const [i, e] of raw.entries.entries()) if (!marked.includes(e.id)) assert.equal(clamped.entries[i], e);
+    // the odd id has a stand-in, used for its child's parent too, and maps back
+    const odd = clamped.entries.find((e) => e.type === "custom")!;
+    assert.match(odd.id, /^invalid-id-\d+$/);
+    assert.equal(clamped.entries.find((e) => e.id === "a0000008")!.parentId, odd.id);
+    assert.equal(ids.in(odd.id), "bad\u0007id");
+    assert.equal(ids.out("bad\u0007id"), odd.id, "stable");
+    // shortened text ends in an ellipsis, within the limits
+    assert.equal(clamped.name!.length, LIMITS.labelLength);
+    assert.ok(clamped.name!.endsWith("…"));
+    assert.equal(clamped.labels[0]!.label.length, LIMITS.labelLength);
+    assert.equal(clamped.entries.find((e) => e.id === "a0000003")!.role, "(empty)");
+    assert.equal(clamped.entries.find((e) => e.id === "a0000004")!.tokensBefore, undefined);
+    assert.ok(clamped.entries.find((e) => e.id === "a0000002")!.toolName!.length <= LIMITS.nameLength);
+    await sm.close();
+  });
+
+  it("any garbage in a summary's fields comes out acceptable to the guards", () => {
+    const values: unknown[] = ["", "x", "\u0000", "a".repeat(300), "b".repeat(2_000), "c".repeat(20_000), -1, 1.5, Number.NaN, Infinity, 7, true, null];
+    let seed = 1;
+    const pick = () => values[(seed = (seed * 48271) % 2147483647) % values.length];
+    const ids = new SafeIds();
+    for (let i = 0; i < 3000; i++) {
+      const line: Record<string, unknown> = {
+        type: ["message", "compaction", "branch_summary", "label", "custom", "model_change", "thinking_level_change", "custom_message", pick()][i % 9],
+        id: typeof pick() === "string" ? pick() || "z" : "id",
+        parentId: pick(),
+        timestamp: pick(),
+        message: { role: pick(), content: [{ type: "toolCall", name: pick() }, { type: "text", text: pick() }], toolName: pick(), stopReason: pick() },
+        summary: pick(),
+        tokensBefore: pick(),
+        firstKeptEntryId: pick(),
+        fromId: pick(),
+        targetId: pick(),
+        label: pick(),
+        customType: pick(),
+        provider: pick(),
+        modelId: pick(),
+        thinkingLevel: pick(),
+      };
+      if (typeof line.type !== "string") line.type = "odd";
+      if (typeof line.id !== "string" || line.id === "") line.id = `e${i}`;
+      const s = clampSummary(summarizeEntry(line, i), ids);
+      assert.ok(isEntrySummary(s), `entry ${i}: ${JSON.stringify(s).slice(0, 300)}`);
+    }
+  });
+
+  it("a malformed compaction or branch summary gets an error for the details pane, never silence", async () => {
+    const ids = new SafeIds();
+    const bad = detailsOf({ type: "compaction", summary: 42, tokensBefore: -5 }, () => "", ids);
+    assert.equal(bad.ok, false);
+    assert.match(!bad.ok ? bad.error : "", /compaction entry is malformed: its summary is not text; tokensBefore .*; firstKeptEntryId is missing/);
+    const message = { type: "entryDetails" as const, requestId: "d1", entryId: "a0000004", ...bad };
+    assert.ok(isHostToWebviewMessage(message), "the answer crosses the boundary");
+    const branch = detailsOf({ type: "branch_summary", summary: "ok" }, () => "", ids);
+    assert.match(!branch.ok ? branch.error : "", /fromId is missing/);
+    const good = detailsOf({ type: "compaction", summary: "s", tokensBefore: 3, firstKeptEntryId: "a", details: { readFiles: ["a.ts", 5], modifiedFiles: "x" } }, () => "", ids);
+    assert.equal(good.ok, false, "a details field of the wrong shape is reported too");
+    const fine = detailsOf({ type: "compaction", summary: "s", tokensBefore: 3, firstKeptEntryId: "a", details: { readFiles: ["a.ts", 5] } }, () => "", ids);
+    assert.deepEqual(fine, { ok: true, details: { kind: "compaction", summary: "s", tokensBefore: 3, firstKeptEntryId: "a", readFiles: ["a.ts"], modifiedFiles: [] } });
+  });
+
+  it("clampText never splits a surrogate pair and keeps short text as it is", () => {
+    assert.equal(clampText("short", 10), "short");
+    const cut = clampText("a😀😀😀", 3);
+    assert.ok(cut.length <= 3);
+    assert.doesNotMatch(cut, /[\ud800-\udbff](?![\udc00-\udfff])/);
+    assert.ok(cut.endsWith("…"));
+  });
+});

@@ -1,6 +1,7 @@
 import * as vscode from "vscode";
 import type { AgentSessionConfig } from "../core/agent/agent-session";
-import { OpenAiCompatibleProvider } from "../core/agent/providers/openai-compatible-provider";
+import { customModel, StaticModelSource } from "../core/models/custom-models";
+import { describePiModel, PiAiProvider } from "../core/models/pi-ai-provider";
 import type { SessionManager } from "../core/session/session-manager";
 import { SECTION } from "./settings";
 
@@ -47,15 +48,15 @@ export function sessionConfig(secrets: vscode.SecretStorage, outputDirectory: st
     };
     const p = readProviderSettings();
     if (p) {
-      const provider = new OpenAiCompatibleProvider({
+      const model = customModel({ provider: p.id, id: p.model, api: "openai-completions", baseUrl: p.baseUrl, contextWindow: p.contextWindow });
+      const provider = new PiAiProvider({
         id: p.id,
-        baseUrl: p.baseUrl,
-        getApiKey: async () => (await secrets.get(apiKeySecretName(p.baseUrl))) || undefined,
-        defaultContextWindow: p.contextWindow,
-        models: [{ id: p.model, contextWindow: p.contextWindow }],
+        models: new StaticModelSource([model]),
+        // pi-ai always sends a key; a local server without one gets a placeholder it ignores.
+        resolveAuth: async () => ({ ok: true, apiKey: (await secrets.get(apiKeySecretName(p.baseUrl))) || "none" }),
       });
       config.providers = [provider];
-      config.defaultModel = provider.describeModel(p.model);
+      config.defaultModel = describePiModel(model);
     }
     return config;
   };

@@ -117,7 +117,7 @@ describe("AgentSession compaction", () => {
     kit.server.script(reply.text(words("fifth answer")));
     await session.prompt(words("fifth question"));
     const fifthUser = sm.getBranch().find((e) => e.type === "message" && e.message.role === "user" && JSON.stringify(e.message).includes("fifth"))!;
-    assert.deepEqual(sentMessages(kit.server, 7), expectedChatMessages(promptSystem(kit, 7), sm.buildSessionContext(fifthUser.id)));
+    assert.deepEqual(sentMessages(kit.server, 7), await expectedChatMessages(kit, promptSystem(kit, 7), sm.buildSessionContext(fifthUser.id)));
     const sent = JSON.stringify(sentMessages(kit.server, 7));
     assert.ok(sent.includes("First summary.") && sent.includes("fourth question") && !sent.includes("third question"));
 
@@ -190,7 +190,7 @@ describe("AgentSession compaction", () => {
     const kinds = sm.getBranch().map((e) => (e.type === "message" ? `${e.message.role}${e.message.role === "assistant" ? `:${e.message.stopReason}` : ""}` : e.type));
     assert.deepEqual(kinds.slice(-4), ["user", "assistant:error", "compaction", "assistant:stop"]);
     const compaction = sm.getBranch().find((e) => e.type === "compaction")!;
-    assert.deepEqual(sentMessages(kit.server, 3), expectedChatMessages(promptSystem(kit, 3), sm.buildSessionContext(compaction.id)));
+    assert.deepEqual(sentMessages(kit.server, 3), await expectedChatMessages(kit, promptSystem(kit, 3), sm.buildSessionContext(compaction.id)));
     await sm.flush();
     await assertPiReadsSame(sm.getSessionFile()!, sm.buildSessionContext());
 

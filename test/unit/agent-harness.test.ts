@@ -9,13 +9,14 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { AgentSession, type AgentSessionConfig } from "../../src/core/agent/agent-session";
 import type { AgentSessionEvent } from "../../src/core/agent/events";
-import { OpenAiCompatibleProvider } from "../../src/core/agent/providers/openai-compatible-provider";
-import { convertToChatMessages } from "../../src/core/agent/providers/openai-messages";
 import type { ModelInfo } from "../../src/core/agent/providers/provider";
+import type { PiModel } from "../../src/core/models/pi-ai-modules";
+import { describePiModel, type PiAiProvider } from "../../src/core/models/pi-ai-provider";
 import { convertToLlm } from "../../src/core/context/convert-to-llm";
 import { AgentSessionRuntime, type RuntimeOptions } from "../../src/core/runtime/agent-session-runtime";
 import { SessionManager } from "../../src/core/session/session-manager";
 import type { SessionContext } from "../../src/core/session/types";
+import { localModel, localProvider, piAiPayload } from "../support/pi-ai-models";
 import { loadReference } from "../support/reference";
 import { reply, startScriptedServer, type ScriptedServer } from "../support/scripted-openai-server";
 import { makeTempDir } from "../support/temp-dir";
@@ -26,7 +27,9 @@ export const OTHER_MODEL_ID = "scripted-other";
 /** Everything one agent test needs; `cleanup` closes the server and removes the folder. */
 export interface AgentKit {
   server: ScriptedServer;
-  provider: OpenAiCompatibleProvider;
+  provider: PiAiProvider;
+  /** The pi-ai models the provider serves (MODEL_ID first). */
+  piModels: PiModel[];
   model: ModelInfo;
   /** The workspace (the session's cwd). */
   cwd: string;
@@ -45,18 +48,13 @@ export async function makeKit(options: { contextWindow?: number } = {}): Promise
   const sessionDir = join(tmp.dir, "sessions");
   mkdirSync(cwd, { recursive: true });
   const server = await startScriptedServer();
-  const provider = new OpenAiCompatibleProvider({
-    id: "local",
-    baseUrl: server.baseUrl,
-    models: [
-      { id: MODEL_ID, contextWindow: options.contextWindow ?? 128_000 },
-      { id: OTHER_MODEL_ID, contextWindow: options.contextWindow ?? 128_000 },
-    ],
-  });
-  const model = provider.describeModel(MODEL_ID);
+  const piModels = [MODEL_ID, OTHER_MODEL_ID].map((id) => localModel(server.baseUrl, { id, contextWindow: options.contextWindow ?? 128_000 }));
+  const provider = localProvider(piModels);
+  const model = describePiModel(piModels[0]!);
   return {
     server,
     provider,
+    piModels,
     model,
     cwd,
     sessionDir,
@@ -99,9 +97,10 @@ export function sentMessages(server: ScriptedServer, index: number): unknown[] {
   return body.messages;
 }
 
-/** What the provider must send for a context: convertToLlm, then the OpenAI mapping, with the system prompt. */
-export function expectedChatMessages(systemPrompt: string | undefined, context: SessionContext): unknown[] {
-  return JSON.parse(JSON.stringify(convertToChatMessages(systemPrompt, convertToLlm(context.messages)))) as unknown[];
+/** What the provider must send for a context: convertToLlm, then pi-ai's own request for it (Pi's wire format). */
+export async function expectedChatMessages(kit: AgentKit, systemPrompt: string | undefined, context: SessionContext): Promise<unknown[]> {
+  const payload = await piAiPayload(kit.piModels[0]!, { systemPrompt, messages: convertToLlm(context.messages) });
+  return payload.messages as unknown[];
 }
 
 /** Opens the file with the reference implementation and checks its context equals ours at the same leaf. */

@@ -2,7 +2,6 @@
 import * as assert from "node:assert/strict";
 import { AgentSession } from "../../src/core/agent/agent-session";
 import { AgentError } from "../../src/core/agent/errors";
-import { ABORTED_ERROR_MESSAGE } from "../../src/core/agent/providers/openai-compatible-provider";
 import type { ModelProvider } from "../../src/core/agent/providers/provider";
 import { SessionManager } from "../../src/core/session/session-manager";
 import type { AssistantMessage } from "../../src/core/session/types";
@@ -55,8 +54,8 @@ describe("AgentSession prompting", () => {
     assert.equal(reply1.model, MODEL_ID);
 
     // Each request carried the context of the user message that started it, and nothing else.
-    assert.deepEqual(sentMessages(kit.server, 0), expectedChatMessages(SYSTEM, sm.buildSessionContext(path[0]!.id)));
-    assert.deepEqual(sentMessages(kit.server, 1), expectedChatMessages(SYSTEM, sm.buildSessionContext(path[2]!.id)));
+    assert.deepEqual(sentMessages(kit.server, 0), await expectedChatMessages(kit, SYSTEM, sm.buildSessionContext(path[0]!.id)));
+    assert.deepEqual(sentMessages(kit.server, 1), await expectedChatMessages(kit, SYSTEM, sm.buildSessionContext(path[2]!.id)));
     const body = kit.server.requests[0]!.body as { tools?: { function: { name: string } }[] };
     assert.deepEqual(body.tools?.map((t) => t.function.name), ["read", "write", "edit", "bash"]);
 
@@ -116,7 +115,7 @@ describe("AgentSession prompting", () => {
     assert.equal(result.kind, "reply");
     const message = (result as { message: AssistantMessage }).message;
     assert.equal(message.stopReason, "aborted");
-    assert.equal(message.errorMessage, ABORTED_ERROR_MESSAGE);
+    assert.match(message.errorMessage ?? "", /aborted/i);
     assert.equal(textOf(message), "partial answer so far");
     assert.equal(session.isBusy(), false);
     await kit.server.requests[1]!.closed;
@@ -195,7 +194,7 @@ describe("AgentSession prompting", () => {
     assert.equal(count(), 1);
     assert.equal(session.setThinkingLevel("high"), true);
     assert.equal(session.setThinkingLevel("high"), false);
-    const other = kit.provider.describeModel(OTHER_MODEL_ID);
+    const other = kit.provider.describeModel(OTHER_MODEL_ID)!;
     assert.equal(session.setModel(other), true);
     assert.equal(session.setModel(other), false);
     const changes = sm.getEntries().filter((e) => e.type === "model_change" || e.type === "thinking_level_change");

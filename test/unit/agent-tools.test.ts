@@ -43,7 +43,7 @@ describe("AgentSession tool loop", () => {
     assert.equal(read!.isError, false);
     assert.equal(resultText(read!), "alpha\nbeta\ngamma\n");
     const resultEntry = path.find((e) => e.type === "message" && e.message.role === "toolResult")!;
-    assert.deepEqual(sentMessages(kit.server, 1), expectedChatMessages("S", sm.buildSessionContext(resultEntry.id)));
+    assert.deepEqual(sentMessages(kit.server, 1), await expectedChatMessages(kit, "S", sm.buildSessionContext(resultEntry.id)));
     await sm.flush();
     await assertPiReadsSame(sm.getSessionFile()!, sm.buildSessionContext());
     await session.close();

@@ -1,17 +1,26 @@
 import * as assert from "node:assert/strict";
 import { AssistantMessageBuilder } from "../../src/core/agent/providers/assistant-message-builder";
-import { OpenAiCompatibleProvider } from "../../src/core/agent/providers/openai-compatible-provider";
 import { collectStream, type StreamEvent } from "../../src/core/agent/providers/provider";
+import { describePiModel, type PiAiProvider } from "../../src/core/models/pi-ai-provider";
+import type { ModelInfo } from "../../src/core/agent/providers/provider";
+import { localModel, localProvider } from "../support/pi-ai-models";
 import { reply, splitText, startScriptedServer } from "../support/scripted-openai-server";
 
-describe("scripted OpenAI server", () => {
+function clientFor(baseUrl: string): { provider: PiAiProvider; model: ModelInfo } {
+  const model = localModel(baseUrl, { id: "m" });
+  return { provider: localProvider([model]), model: describePiModel(model) };
+}
+
+describe("scripted OpenAI server", function () {
+  this.timeout(60_000);
+
   it("answers a request it has no reply for with a clear 500", async () => {
     const server = await startScriptedServer();
     try {
-      const provider = new OpenAiCompatibleProvider({ id: "local", baseUrl: server.baseUrl });
-      const message = await collectStream(provider.stream({ model: provider.describeModel("m"), messages: [{ role: "user", content: "x", timestamp: 1 }] }));
+      const { provider, model } = clientFor(server.baseUrl);
+      const message = await collectStream(provider.stream({ model, messages: [{ role: "user", content: "x", timestamp: 1 }] }));
       assert.equal(message.stopReason, "error");
-      assert.match(message.errorMessage ?? "", /^HTTP 500: The scripted server has no reply left/);
+      assert.match(message.errorMessage ?? "", /^500 The scripted server has no reply left/);
     } finally {
       await server.close();
     }
@@ -20,9 +29,9 @@ describe("scripted OpenAI server", () => {
   it("takes scripted replies in order, one per request", async () => {
     const server = await startScriptedServer();
     try {
-      const provider = new OpenAiCompatibleProvider({ id: "local", baseUrl: server.baseUrl });
+      const { provider, model } = clientFor(server.baseUrl);
       server.script(reply.text("first"), reply.text("second"));
-      const request = { model: provider.describeModel("m"), messages: [{ role: "user" as const, content: "x", timestamp: 1 }] };
+      const request = { model, messages: [{ role: "user" as const, content: "x", timestamp: 1 }] };
       const texts: string[] = [];
       for (let i = 0; i < 2; i++) {
         const message = await collectStream(provider.stream(request));
@@ -37,11 +46,11 @@ describe("scripted OpenAI server", () => {
 
   it("closes a hanging stream on close(), and the client sees the connection lost with its partial text", async () => {
     const server = await startScriptedServer();
-    const provider = new OpenAiCompatibleProvider({ id: "local", baseUrl: server.baseUrl });
+    const { provider, model } = clientFor(server.baseUrl);
     server.script(reply.hang("waiting", { chunks: 1 }));
     const events: StreamEvent[] = [];
     let closing: Promise<void> | undefined;
-    for await (const event of provider.stream({ model: provider.describeModel("m"), messages: [{ role: "user", content: "x", timestamp: 1 }] })) {
+    for await (const event of provider.stream({ model, messages: [{ role: "user", content: "x", timestamp: 1 }] })) {
       events.push(event);
       if (event.type === "text_delta") closing = server.close();
     }

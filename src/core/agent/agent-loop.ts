@@ -10,9 +10,8 @@ import { untilAborted } from "./abort";
 import type { AgentSessionEvent } from "./events";
 import type { OutputLimits } from "./output/output-limits";
 import { PartialReply } from "./partial-reply";
-import { ABORTED_ERROR_MESSAGE } from "./providers/openai-compatible-provider";
 import { isContextOverflow } from "./providers/provider-errors";
-import type { ModelInfo, ModelProvider, ModelRequest, ToolDefinition } from "./providers/provider";
+import { ABORTED_ERROR_MESSAGE, type ModelInfo, type ModelProvider, type ModelRequest, type ToolDefinition } from "./providers/provider";
 import { ToolSet } from "./tool-runner";
 
 /** Error text of a reply whose stream broke its contract (no final message). */
@@ -67,9 +66,10 @@ async function streamReply(input: TurnLoopInput): Promise<AssistantMessage> {
     systemPrompt: input.systemPrompt(tools),
     messages: convertToLlm(context.messages),
     thinkingLevel: input.thinkingLevel,
+    sessionId: input.sessionManager.getSessionId(),
   };
   if (tools.length > 0) request.tools = tools;
-  if (input.model.maxOutputTokens) request.maxTokens = input.model.maxOutputTokens;
+  // No maxTokens: the backend caps the output at the model's own default, as Pi's agent does.
 
   const partial = new PartialReply(input.model);
   input.emit({ type: "message_start", message: partial.message });

@@ -1,8 +1,7 @@
 /** Finding the provider and model info for a model a session names, and the session's current choice. */
 import type { SessionManager } from "../session/session-manager";
 import { THINKING_LEVELS, type ModelRef, type ThinkingLevel } from "../session/types";
-import { DEFAULT_CONTEXT_WINDOW } from "./providers/openai-compatible-provider";
-import type { ModelInfo, ModelProvider } from "./providers/provider";
+import { DEFAULT_CONTEXT_WINDOW, type ModelInfo, type ModelProvider } from "./providers/provider";
 
 /** Where models come from: the host's providers, and what it knows about their models. */
 export interface ModelSource {
@@ -20,9 +19,9 @@ export function findProvider(source: ModelSource, providerId: string): ModelProv
   return source.providers.find((provider) => provider.id === providerId);
 }
 
-/** A provider that can describe its own models without a network call (the OpenAI-compatible one can). */
+/** A provider that can describe its own models without a network call (the pi-ai one can). */
 interface DescribingProvider extends ModelProvider {
-  describeModel(modelId: string): ModelInfo;
+  describeModel(modelId: string): ModelInfo | undefined;
 }
 
 function canDescribe(provider: ModelProvider): provider is DescribingProvider {
@@ -38,7 +37,8 @@ export function resolveModel(source: ModelSource, ref: ModelRef): ModelInfo | un
   if (!provider) return undefined;
   const known = source.describeModel?.(ref);
   if (known) return known;
-  if (canDescribe(provider)) return { ...provider.describeModel(ref.modelId), provider: ref.provider };
+  const described = canDescribe(provider) ? provider.describeModel(ref.modelId) : undefined;
+  if (described) return { ...described, provider: ref.provider };
   return { provider: ref.provider, id: ref.modelId, name: ref.modelId, contextWindow: DEFAULT_CONTEXT_WINDOW };
 }
 

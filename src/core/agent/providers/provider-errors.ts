@@ -19,13 +19,6 @@ import type { AssistantMessage } from "../../session/types";
  */
 export type ProviderErrorKind = "context_overflow" | "auth" | "rate_limit" | "server" | "network" | "aborted" | "other";
 
-/** Prefix of error messages made from an HTTP status: `HTTP 400: <the server's message>`. */
-export const HTTP_ERROR_PREFIX = "HTTP ";
-/** Prefix of error messages made from a failed or dropped connection. */
-export const NETWORK_ERROR_PREFIX = "Connection failed: ";
-/** Prefix of error messages for a stream that broke off. */
-export const STREAM_CUT_PREFIX = "Connection lost mid-stream: ";
-
 /** Wordings providers use for an oversized prompt (OpenAI, OpenRouter, Anthropic, Google, xAI, Groq, Mistral, llama.cpp, LM Studio, Ollama, vLLM...). */
 const OVERFLOW_WORDINGS: readonly RegExp[] = [
   /context[ _-]?(?:length|window)[ _-]?exceeded/i,
@@ -42,6 +35,11 @@ const OVERFLOW_WORDINGS: readonly RegExp[] = [
   /exceed(?:s|ed)? (?:the )?(?:model )?token limit/i,
   /token limit (?:exceeded|reached)/i,
   /too many tokens/i,
+  /input is too long for requested model/i,
+  /exceeds the limit of \d+/i,
+  /context window exceeds limit/i,
+  /model_context_window_exceeded/i,
+  /^4(?:00|13)\s*(?:status code)?\s*\(no body\)/i,
 ];
 
 /** Wordings that look like overflow but are about rates (e.g. "too many tokens per minute"). */
@@ -78,63 +76,25 @@ function classifyErrorText(text: string): ProviderErrorKind {
   if (aboutRates) return "rate_limit";
   if (status === 401 || status === 403) return "auth";
   if (status !== undefined && status >= 500) return "server";
-  if (text.startsWith(NETWORK_ERROR_PREFIX) || text.startsWith(STREAM_CUT_PREFIX)) return "network";
+  if (NETWORK_WORDINGS.some((pattern) => pattern.test(text))) return "network";
   return "other";
 }
 
-function readHttpStatus(text: string): number | undefined {
-  const match = /^HTTP (\d{3})\b/.exec(text);
-  return match ? Number(match[1]) : undefined;
-}
+/** How the vendor SDKs and Node word a failed or dropped connection. */
+const NETWORK_WORDINGS: readonly RegExp[] = [
+  /^connection error/i,
+  /^request timed out/i,
+  /^terminated\b/i,
+  /fetch failed/i,
+  /\b(?:ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|EPIPE|ETIMEDOUT)\b/,
+  /socket hang up|other side closed/i,
+];
 
 /**
- * Makes the error message for a non-2xx response: `HTTP <status>: <message>`, where the message comes
- * from the usual JSON error shapes (`{error: {message}}`, `{error: "..."}`, `{message}`, `{detail: [{msg}]}`) or
- * the body text itself. Long bodies are cut so a whole HTML error page does not land in the session.
+ * The HTTP status an error message starts with: the vendor SDKs write `400 <message>` (or
+ * `400 status code (no body)`), and some servers' own texts say `HTTP 400`.
  */
-export function describeHttpError(status: number, statusText: string, bodyText: string): string {
-  const message = extractErrorMessage(bodyText);
-  const head = `${HTTP_ERROR_PREFIX}${status}`;
-  if (message) return `${head}: ${message}`;
-  return `${head}${statusText ? ` ${statusText}` : ""} (empty response body)`;
-}
-
-const MAX_ERROR_TEXT = 2000;
-
-function extractErrorMessage(bodyText: string): string {
-  const trimmed = bodyText.trim();
-  if (trimmed === "") return "";
-  try {
-    const parsed: unknown = JSON.parse(trimmed);
-    const found = findMessage(parsed);
-    if (found) {
-      const code = findCode(parsed);
-      // Keep the machine-readable code too: it is what tells overflow apart when the text is vague.
-      return clip(code && !found.includes(code) ? `${found} (${code})` : found);
-    }
-  } catch {
-    // Not JSON: fall through to the raw text.
-  }
-  return clip(trimmed);
-}
-
-function findMessage(value: unknown): string | undefined {
-  if (typeof value === "string") return value.trim() || undefined;
-  if (Array.isArray(value)) return findMessage(value[0]);
-  if (typeof value !== "object" || value === null) return undefined;
-  const record = value as Record<string, unknown>;
-  return findMessage(record.error) ?? findMessage(record.message) ?? findMessage(record.detail) ?? findMessage(record.msg);
-}
-
-function findCode(value: unknown): string | undefined {
-  if (Array.isArray(value)) return findCode(value[0]);
-  if (typeof value !== "object" || value === null) return undefined;
-  const record = value as Record<string, unknown>;
-  if (typeof record.code === "string") return record.code;
-  if (typeof record.type === "string" && record.type !== "error") return record.type;
-  return findCode(record.error);
-}
-
-function clip(text: string): string {
-  return text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT)}…` : text;
+function readHttpStatus(text: string): number | undefined {
+  const match = /^(?:HTTP )?([1-5]\d{2})\b/.exec(text);
+  return match ? Number(match[1]) : undefined;
 }

@@ -2,7 +2,7 @@
  * The one interface through which Arbor's agent talks to a model.
  *
  * Two kinds of backend implement it: the VS Code Language Model API (an adapter in the VS Code layer)
- * and direct HTTP providers such as {@link OpenAiCompatibleProvider}. The messages going in are the
+ * and pi-ai, Pi's own provider layer (src/core/models/pi-ai-provider.ts). The messages going in are the
  * session format's own messages (`convertToLlm(buildSessionContext(...))`), and the message coming out
  * is an `AssistantMessage` ready to be appended to the session file as it is.
  *
@@ -16,6 +16,11 @@ import type {
   ToolCall,
   Usage,
 } from "../../session/types";
+
+/** Context window assumed for a model nothing is known about. */
+export const DEFAULT_CONTEXT_WINDOW = 128_000;
+/** `errorMessage` of a reply stopped through its AbortSignal when the backend gave no words of its own. */
+export const ABORTED_ERROR_MESSAGE = "Request was aborted.";
 
 /** Prices in US dollars per million tokens, used to fill `usage.cost`. */
 export interface ModelPricing {
@@ -38,6 +43,13 @@ export interface ModelInfo {
   maxOutputTokens?: number;
   /** Whether a thinking level other than `off` means anything to this model. */
   supportsThinking?: boolean;
+  /**
+   * The thinking levels this model takes, `off` first. Absent: every level (the backend decides).
+   * See src/core/models/thinking-levels.ts.
+   */
+  thinkingLevels?: readonly ThinkingLevel[];
+  /** The wire protocol, as Pi names it (`openai-completions`, `anthropic-messages`, `vscode-lm`, ...). */
+  api?: string;
   /** `false` means images are replaced by a short note before sending; unknown means they are sent. */
   supportsImages?: boolean;
   /** Absent means the cost fields of `usage` stay 0. */
@@ -60,8 +72,11 @@ export interface ModelRequest {
   tools?: ToolDefinition[];
   /** Ignored for models without `supportsThinking`. */
   thinkingLevel?: ThinkingLevel;
+  /** Caps the reply's output tokens; absent, the backend uses the model's own default cap. */
   maxTokens?: number;
   temperature?: number;
+  /** The session's id, which some backends use as a prompt-cache key (as Pi sends it). */
+  sessionId?: string;
 }
 
 /**

@@ -82,6 +82,7 @@ const builds = [
   { ...common, entryPoints: ["src/cli/arbor.ts"], outfile: "dist/cli.js", platform: "node", format: "cjs", target: "node20", banner: { js: "#!/usr/bin/env node" }, plugins: [lazyModules] },
   ...(lazyChunksCurrent ? [] : [lazyChunks]),
   { ...common, entryPoints: ["webview/tree/main.ts"], outfile: "dist/tree.js", platform: "browser", format: "iife", target: "es2022" },
+  { ...common, entryPoints: ["webview/chat/main.ts"], outfile: "dist/chat.js", platform: "browser", format: "iife", target: "es2022" },
 ].filter((b) => typeof b.entryPoints[0] !== "string" || existsSync(join(root, b.entryPoints[0])));
 
 function copyAssets() {

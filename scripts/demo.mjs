@@ -48,6 +48,7 @@ run(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join
 const require = createRequire(import.meta.url);
 const harness = require(join(root, "out/test/e2e/harness/index.js"));
 const { createSampleSessions } = require(join(root, "out/test/support/sample-sessions.js"));
+const { startDemoModel } = require(join(root, "out/test/support/demo-model.js"));
 
 if (!keep || !existsSync(workspace)) {
   step(`writing the demo workspace and sample sessions in ${demoDir}`);
@@ -62,8 +63,15 @@ if (!keep || !existsSync(workspace)) {
   }
 }
 
+step("starting the demo model (a scripted OpenAI-compatible server on 127.0.0.1)");
+const model = await startDemoModel();
+console.log(`  ${model.baseUrl}`);
+
 step("starting code-server");
-const sandbox = harness.createSandbox("demo", { env: { PI_CODING_AGENT_DIR: agentDir } });
+const sandbox = harness.createSandbox("demo", {
+  env: { PI_CODING_AGENT_DIR: agentDir },
+  settings: { "arbor.model.provider": "demo", "arbor.model.baseUrl": model.baseUrl, "arbor.model.id": "demo-model", "arbor.model.contextWindow": 32000 },
+});
 let server;
 let stopping = false;
 async function shutdown(code) {
@@ -71,6 +79,7 @@ async function shutdown(code) {
   stopping = true;
   console.log("\nstopping the demo ...");
   await server?.stop();
+  await model.close();
   sandbox.dispose();
   process.exit(code);
 }
@@ -95,5 +104,6 @@ Arbor demo is running.
   Open:        ${server.origin}/?folder=${encodeURIComponent(workspace)}
   Workspace:   ${workspace}
   Pi sessions: ${agentDir} (PI_CODING_AGENT_DIR for the extension host)
+  Demo model:  ${model.baseUrl} (scripted; answers without an account)
 
 Press Ctrl-C to stop.`);

@@ -9,6 +9,7 @@ import { abandonedCount, askLeaveBranch, checkoutTarget, copyEntryText, offerEdi
 import { assertFits, MAX_LABEL_LENGTH, MAX_SESSION_NAME_LENGTH, tooLong } from "./input-limits";
 import { promptForApiKey } from "./model-config";
 import { pickEntry, pickSession } from "./pickers";
+import { registerCommandSet } from "./register-commands";
 import type { SessionHost } from "./session-host";
 import { sessionTitle, type SessionNode, type SessionsView } from "./sessions-view";
 import type { ArborSettings } from "./settings";
@@ -28,6 +29,8 @@ export interface CommandDeps {
   settings: () => ArborSettings;
   summarizer: () => BranchSummarizer | undefined;
   log: vscode.LogOutputChannel;
+  /** Where text taken back for editing goes (the chat input); default: offered in a notification. */
+  editText?: (text: string) => void;
 }
 
 /** The argument VS Code passes to `webview/context` menu commands (the row's data-vscode-context). */
@@ -114,7 +117,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     }
     const leaf = host.current?.getLeafId();
     if (leaf) tree.reveal(leaf);
-    if (editText !== undefined) void offerEditText(editText);
+    if (editText !== undefined) void (deps.editText ?? offerEditText)(editText);
   };
 
   const forkAt = async (id: string): Promise<void> => {
@@ -124,7 +127,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     const result = await host.fork(id, position);
     if (result.cancelled) return void vscode.window.showInformationMessage("An extension cancelled the fork.");
     void vscode.window.showInformationMessage(`Forked into a new session${result.file ? `: ${result.file.split(/[\\/]/).pop()}` : ""}`);
-    if (result.editText !== undefined) void offerEditText(result.editText);
+    if (result.editText !== undefined) void (deps.editText ?? offerEditText)(result.editText);
   };
 
   const clearLabel = async (id: string): Promise<void> => {
@@ -324,18 +327,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     },
   };
 
-  return COMMAND_IDS.map((id) =>
-    vscode.commands.registerCommand(id, async (...args: unknown[]) => {
-      try {
-        return await handlers[id](...args);
-      } catch (err) {
-        const message = (err as Error).message ?? String(err);
-        log.error(`${id}: ${message}`);
-        void vscode.window.showErrorMessage(message);
-        return undefined;
-      }
-    }),
-  );
+  return registerCommandSet(COMMAND_IDS, handlers, log);
 }
 
 async function revealFile(file: string): Promise<void> {

@@ -4,6 +4,10 @@ import { join } from "node:path";
 import { createArborApi } from "../core/runtime/arbor-api";
 import type { ArborApi as CoreArborApi } from "../core/runtime/extension-api";
 import type { SessionManager } from "../core/session/session-manager";
+import { createChatActions } from "./chat/chat-actions";
+import { registerChatCommands } from "./chat/chat-commands";
+import { ChatController } from "./chat/chat-controller";
+import { CHAT_VIEW_ID, ChatViews } from "./chat/chat-view";
 import { registerCommands, type BranchSummarizer } from "./commands";
 import { hasModelConfigured, sessionConfig } from "./model-config";
 import { SessionHost, type SessionLocation } from "./session-host";
@@ -77,8 +81,16 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     process.env.ARBOR_TEST_HOOKS === "1",
   );
   context.subscriptions.push(tree, vscode.window.registerWebviewViewProvider(TREE_VIEW_ID, tree));
-  context.subscriptions.push(...registerCommands({ host, secrets: context.secrets, sessions, tree, settings: () => settings, summarizer: () => summarizer, log }));
-  context.subscriptions.push(new StatusBar(host));
+  const chat = new ChatController(host, createChatActions({ host, revealEntry: (id) => tree.reveal(id) }), log);
+  const chatViews = new ChatViews(context.extensionUri, chat);
+  context.subscriptions.push(chat, chatViews, vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chatViews));
+  context.subscriptions.push(...registerChatCommands(host, chatViews, log));
+  const editText = (text: string): void => {
+    chat.setInput(text);
+    void chatViews.reveal();
+  };
+  context.subscriptions.push(...registerCommands({ host, secrets: context.secrets, sessions, tree, settings: () => settings, summarizer: () => summarizer, log, editText }));
+  context.subscriptions.push(new StatusBar(host, () => chat.title()));
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
       // The agent session takes its model and compaction settings when it is built: rebuild it.

@@ -14,7 +14,7 @@ export interface SessionNode {
 }
 
 /** The title of a session: its name, else its first message on one line. */
-export function sessionTitle(info: SessionInfo): string {
+export function sessionTitle(info: Pick<SessionInfo, "name" | "firstMessage">): string {
   const text = (info.name ?? info.firstMessage).replace(/\s+/g, " ").trim();
   return text.length > 80 ? `${text.slice(0, 79)}…` : text || "(empty session)";
 }

@@ -2,34 +2,73 @@ import * as vscode from "vscode";
 import { DisposableStore } from "../core/util/disposable";
 import type { SessionHost } from "./session-host";
 
-/** The status-bar item: the current session's name and model; a click resumes another session. */
+function shortTokens(n: number): string {
+  return n >= 1000 ? `${Math.round(n / 1000)}k` : String(n);
+}
+
+/**
+ * The status-bar item: the current session's name, its model and how full the model's context
+ * window is; a click opens the chat.
+ */
 export class StatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem("arbor.session", vscode.StatusBarAlignment.Left, 50);
   private readonly disposables = new DisposableStore();
+  private readonly binding = new DisposableStore();
 
-  constructor(private readonly host: SessionHost) {
+  constructor(
+    private readonly host: SessionHost,
+    private readonly title: () => string | undefined,
+  ) {
     this.item.name = "Arbor Session";
-    this.item.command = "arbor.resumeSession";
-    this.disposables.add(host.onDidChangeSession(() => this.update()));
-    this.disposables.add(host.onDidChange((c) => (c.kind === "name" || c.kind === "read-only" || c.kind === "entries") && this.update()));
+    this.item.command = "arbor.openChat";
+    this.disposables.add(host.onDidChangeSession(() => this.rebind()));
+    this.disposables.add(host.onDidChange((c) => (c.kind === "name" || c.kind === "read-only") && this.update()));
+    this.rebind();
+  }
+
+  private rebind(): void {
+    this.binding.clear();
+    const session = this.host.session;
+    if (session) {
+      this.binding.add(
+        session.onEvent((e) => {
+          if (e.type === "run_end" || e.type === "model_changed" || e.type === "compaction_end" || e.type === "leaf_moved" || e.type === "tree_reset") this.update();
+          else if (e.type === "entries_appended" && e.external) this.update();
+        }),
+      );
+    }
     this.update();
   }
 
-  private update(): void {
-    const sm = this.host.current;
-    if (!sm) {
+  update(): void {
+    const session = this.host.session;
+    const sm = session?.sessionManager;
+    if (!session || !sm) {
       this.item.hide();
       return;
     }
-    const name = sm.getSessionName() ?? "Untitled session";
-    const model = sm.getCurrentModel();
+    const name = this.title() ?? sm.getSessionName() ?? "New session";
+    const model = session.getModel();
+    let usage: { tokens: number | null; contextWindow: number; percent: number | null } | undefined;
+    try {
+      usage = session.getContextUsage();
+    } catch {
+      usage = undefined;
+    }
     const ro = sm.isReadOnly() ? " $(lock)" : "";
-    this.item.text = `$(list-tree) ${name.length > 30 ? `${name.slice(0, 29)}…` : name}${model ? ` · ${model.modelId}` : ""}${ro}`;
-    this.item.tooltip = `${name}\n${sm.getSessionFile() ?? "not saved yet"}${model ? `\nmodel: ${model.provider}/${model.modelId}` : ""}${sm.isReadOnly() ? `\nread-only: ${sm.getReadOnlyReason()}` : ""}\nClick to resume another session`;
+    const use = usage && usage.percent !== null ? ` · ${Math.round(usage.percent)}%` : "";
+    this.item.text = `$(list-tree) ${name.length > 30 ? `${name.slice(0, 29)}…` : name}${model ? ` · ${model.name || model.id}` : ""}${use}${ro}`;
+    const lines = [name, sm.getSessionFile() ?? "not saved yet"];
+    if (model) lines.push(`model: ${model.provider}/${model.id}`);
+    if (usage && usage.tokens !== null) lines.push(`context: about ${usage.tokens.toLocaleString()} of ${usage.contextWindow.toLocaleString()} tokens (${shortTokens(usage.contextWindow)} window)`);
+    if (sm.isReadOnly()) lines.push(`read-only: ${sm.getReadOnlyReason()}`);
+    lines.push("Click to open the chat");
+    this.item.tooltip = lines.join("\n");
     this.item.show();
   }
 
   dispose(): void {
+    this.binding.dispose();
     this.disposables.dispose();
     this.item.dispose();
   }

@@ -17,50 +17,14 @@ import {
   type SessionSnapshot,
   type WebviewToHostMessage,
 } from "./messages";
+import { isArrayOf, isBool, isCount, isNonEmpty, isOptional, isRecord, isText, isToken } from "./validate";
 
-type Fields = { readonly [key: string]: unknown };
+export { describeInvalidMessage } from "./validate";
 
-function isRecord(x: unknown): x is Fields {
-  return typeof x === "object" && x !== null && !Array.isArray(x);
-}
-
-// Ids end up in DOM ids, attributes and log lines: no control characters.
-const CONTROL = /[\u0000-\u001f\u007f]/;
-
-function isText(x: unknown, max: number): x is string {
-  return typeof x === "string" && x.length <= max;
-}
-
-function isName(x: unknown): x is string {
-  return typeof x === "string" && x.length > 0 && x.length <= LIMITS.nameLength;
-}
-
+const isName = (x: unknown): x is string => isNonEmpty(x, LIMITS.nameLength);
 /** An entry or session id: a non-empty string of sane length without control characters. */
-export function isEntryId(x: unknown): x is string {
-  return typeof x === "string" && x.length > 0 && x.length <= LIMITS.idLength && !CONTROL.test(x);
-}
-
-function isRequestId(x: unknown): x is string {
-  return typeof x === "string" && x.length > 0 && x.length <= LIMITS.requestIdLength && !CONTROL.test(x);
-}
-
-function isOptional(x: unknown, check: (v: unknown) => boolean): boolean {
-  return x === undefined || check(x);
-}
-
-function isBool(x: unknown): x is boolean {
-  return typeof x === "boolean";
-}
-
-function isCount(x: unknown): x is number {
-  return typeof x === "number" && Number.isFinite(x) && x >= 0;
-}
-
-function isArrayOf<T>(x: unknown, max: number, check: (v: unknown) => v is T): x is T[] {
-  if (!Array.isArray(x) || x.length > max) return false;
-  for (const item of x) if (!check(item)) return false;
-  return true;
-}
+export const isEntryId = (x: unknown): x is string => isToken(x, LIMITS.idLength);
+const isRequestId = (x: unknown): x is string => isToken(x, LIMITS.requestIdLength);
 
 const isLabelText = (x: unknown): x is string => typeof x === "string" && x.length > 0 && x.length <= LIMITS.labelLength;
 const isLabelField = (x: unknown): x is string => isText(x, LIMITS.labelLength);
@@ -203,11 +167,4 @@ export function isWebviewToHostMessage(x: unknown): x is WebviewToHostMessage {
     default:
       return false;
   }
-}
-
-/** A short reason for logging a dropped message, without echoing its (possibly huge) content. */
-export function describeInvalidMessage(x: unknown): string {
-  if (!isRecord(x)) return `not an object (${x === null ? "null" : Array.isArray(x) ? "array" : typeof x})`;
-  const type = typeof x.type === "string" ? JSON.stringify(x.type.slice(0, 40)) : "missing";
-  return `invalid message of type ${type}`;
 }

@@ -12,6 +12,8 @@ export interface WebviewHtmlOptions {
   codiconUri: string;
   /** The document title (screen readers announce it). */
   title?: string;
+  /** Allows `data:` images (the chat shows images carried by messages; nothing else may load). */
+  dataImages?: boolean;
 }
 
 const NONCE = /^[A-Za-z0-9+/=_-]{16,128}$/;
@@ -25,18 +27,19 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** The Content-Security-Policy the tree runs under. */
-export function webviewCsp(nonce: string, cspSource: string): string {
+/** The Content-Security-Policy the webviews run under. */
+export function webviewCsp(nonce: string, cspSource: string, dataImages = false): string {
   return [
     "default-src 'none'",
     `script-src 'nonce-${nonce}'`,
     `style-src ${cspSource} 'nonce-${nonce}'`,
     `font-src ${cspSource}`,
+    ...(dataImages ? ["img-src data:"] : []),
   ].join("; ");
 }
 
 /**
- * The whole HTML document of the Conversation Tree webview, with a strict CSP: scripts only by
+ * The whole HTML document of a webview (the Conversation Tree, the Chat), with a strict CSP: scripts only by
  * nonce, styles and fonts only from the extension. Throws on a nonce or CSP source that could
  * widen the policy, rather than emitting a weaker one. The `csp-nonce` meta is where the form
  * controls' library looks for the nonce of the one probe `<style>` it creates.
@@ -50,7 +53,7 @@ export function renderWebviewHtml(options: WebviewHtmlOptions): string {
 <html lang="en">
 <head>
 <meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${attr(webviewCsp(nonce, cspSource))}">
+<meta http-equiv="Content-Security-Policy" content="${attr(webviewCsp(nonce, cspSource, options.dataImages === true))}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <meta property="csp-nonce" content="${attr(nonce)}">
 <link rel="stylesheet" href="${attr(options.codiconUri)}" nonce="${attr(nonce)}">

@@ -220,6 +220,8 @@ export interface ScriptedServerOptions {
   apiKey?: string;
   /** What GET /models lists (OpenAI's `data` entries). Default: one model, "scripted-model". */
   models?: Record<string, unknown>[];
+  /** Answers a chat-completions request when no scripted reply is queued (a model that always answers). */
+  respond?: (body: unknown) => ScriptedReply;
 }
 
 export interface ScriptedServer {
@@ -296,7 +298,7 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
     if (request.method !== "POST" || !path.endsWith("/chat/completions")) {
       return sendJson(res, 404, { error: { message: `No route for ${request.method} ${request.path}` } });
     }
-    const next = queue.shift();
+    const next = queue.shift() ?? options.respond?.(request.body);
     if (!next) {
       return sendJson(res, 500, { error: { message: "The scripted server has no reply left for this request." } });
     }

@@ -76,7 +76,7 @@ describe("Arbor sessions in the extension host", function () {
     const manifest = (vscode.extensions.all.find((e) => (e.packageJSON as { name: string }).name === "arbor")!.packageJSON as { contributes: { commands: { command: string }[] } });
     const contributed = manifest.contributes.commands.map((c) => c.command).sort();
     // VS Code adds commands of its own for each contributed view (focus, reset location, ...).
-    const viewCommand = /^arbor\.(sessions|conversationTree)\.(focus|resetViewLocation|toggleVisibility|removeView|open)$/;
+    const viewCommand = /^arbor\.(sessions|conversationTree|chat)\.(focus|resetViewLocation|toggleVisibility|removeView|open)$/;
     const registered = (await vscode.commands.getCommands(true)).filter((c) => c.startsWith("arbor.") && !viewCommand.test(c));
     assert.deepEqual([...new Set(registered)].sort(), contributed);
   });

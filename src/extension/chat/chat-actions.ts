@@ -1,0 +1,131 @@
+import * as vscode from "vscode";
+import type { AgentSession } from "../../core/agent/agent-session";
+import { AgentError } from "../../core/agent/errors";
+import { BUILTIN_SLASH_COMMANDS, parseSlashCommand } from "../../core/agent/slash-commands";
+import { THINKING_LEVELS, type ThinkingLevel } from "../../core/session/types";
+import type { SlashCommand } from "../../protocol/chat-messages";
+import type { SessionHost } from "../session-host";
+import { thinkingLevelsOf, type ChatActions } from "./chat-controller";
+
+/** Said in the chat when no model is set, with the one-click way to add one next to it. */
+export const NO_MODEL_TEXT =
+  "No model is set up yet. Add one (an API key, a local server such as Ollama or LM Studio, or a VS Code chat model) to chat here. Browsing, labels, forks and checkouts work without one.";
+
+/** Said in the chat of an untrusted workspace. */
+export const RESTRICTED_TEXT =
+  "Restricted Mode: this workspace is not trusted, so the agent only reads files here. Shell commands (!cmd, the bash tool), writes and edits are off until you trust the workspace.";
+
+export interface ChatActionDeps {
+  host: SessionHost;
+  /** Shows an entry in the Conversation Tree. */
+  revealEntry(entryId: string): void;
+  /** Extension commands (registered by Pi extensions), when any. */
+  extensionCommands?: () => SlashCommand[];
+  runExtensionCommand?: (name: string, args: string) => Promise<boolean>;
+}
+
+/** Runs a VS Code command, or says it is not available (a command another part adds may be missing). */
+async function run(command: string, ...args: unknown[]): Promise<void> {
+  const known = await vscode.commands.getCommands(true);
+  if (!known.includes(command)) throw new Error(`${command} is not available in this version of Arbor.`);
+  await vscode.commands.executeCommand(command, ...args);
+}
+
+function lastReplyText(session: AgentSession): string | undefined {
+  const path = session.getBranch();
+  for (let i = path.length - 1; i >= 0; i--) {
+    const e = path[i]!;
+    if (e.type === "message" && e.message.role === "assistant") {
+      const text = e.message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
+      if (text) return text;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * What the chat's input does: prompts and `!cmd` go to the agent session (a session is started
+ * first when none is open), `/commands` run Arbor's commands or an extension's.
+ */
+export function createChatActions(deps: ChatActionDeps): ChatActions {
+  const { host } = deps;
+
+  const ensureSession = async (): Promise<AgentSession> => {
+    if (!host.session) await host.create();
+    const session = host.session;
+    if (!session) throw new Error("Could not start a session.");
+    return session;
+  };
+
+  const slash = async (name: string, args: string): Promise<void> => {
+    switch (name) {
+      case "compact":
+        return run("arbor.compactSession", args || undefined);
+      case "name": {
+        if (!args) return run("arbor.renameSession");
+        const session = await ensureSession();
+        session.setSessionName(args);
+        return;
+      }
+      case "new":
+        return run("arbor.newSession");
+      case "fork":
+        return run("arbor.forkFromEntry");
+      case "clone":
+        return run("arbor.cloneSession");
+      case "resume":
+        return run("arbor.resumeSession");
+      case "tree":
+        return run("arbor.conversationTree.focus");
+      case "model":
+        return run("arbor.selectModel");
+      case "thinking": {
+        if (!args) return run("arbor.setThinkingLevel");
+        const session = await ensureSession();
+        const level = args.toLowerCase() as ThinkingLevel;
+        if (!(THINKING_LEVELS as readonly string[]).includes(level)) throw new Error(`Unknown thinking level "${args}": use one of ${THINKING_LEVELS.join(", ")}.`);
+        const offered = thinkingLevelsOf(session.getModel());
+        if (!offered.includes(level)) throw new Error(`This model offers the thinking levels ${offered.join(", ")}.`);
+        session.setThinkingLevel(level);
+        return;
+      }
+      case "export":
+        return run("arbor.exportSession", args ? { format: args } : undefined);
+      case "copy": {
+        const session = host.session;
+        const text = session && lastReplyText(session);
+        if (!text) throw new Error("There is no reply to copy yet.");
+        await vscode.env.clipboard.writeText(text);
+        vscode.window.setStatusBarMessage("$(copy) Reply copied", 2000);
+        return;
+      }
+      default:
+        if (deps.runExtensionCommand && (await deps.runExtensionCommand(name, args))) return;
+        throw new Error(`Unknown command /${name}. Type / to see the commands.`);
+    }
+  };
+
+  return {
+    async send(text: string): Promise<void> {
+      const trimmed = text.trim();
+      if (!trimmed) return;
+      const command = trimmed.startsWith("/") ? parseSlashCommand(trimmed) : undefined;
+      if (command) return slash(command.name, command.args);
+      const session = await ensureSession();
+      try {
+        await session.prompt(text);
+      } catch (error) {
+        if (error instanceof AgentError && error.code === "no-model") throw new Error(NO_MODEL_TEXT);
+        throw error;
+      }
+    },
+    commands(): SlashCommand[] {
+      return [...BUILTIN_SLASH_COMMANDS, ...(deps.extensionCommands?.() ?? [])];
+    },
+    pickModel: () => run("arbor.selectModel"),
+    addModel: () => run("arbor.addModel"),
+    revealEntry: deps.revealEntry,
+    restriction: () => (vscode.workspace.isTrusted ? null : RESTRICTED_TEXT),
+    noModelText: (session) => (session?.getModel() ? null : NO_MODEL_TEXT),
+  };
+}

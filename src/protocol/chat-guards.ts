@@ -1,0 +1,211 @@
+/**
+ * Validating guards for the chat protocol (see chat-messages.ts). Each field is checked; whatever
+ * fails is logged and dropped by the receiver. Extra fields are ignored.
+ */
+import { THINKING_LEVELS, type ThinkingLevel } from "../core/session/types";
+import type { AssistantPart, ToolResultView, TranscriptItem } from "../core/transcript/transcript";
+import {
+  CHAT_LIMITS,
+  type ChatModel,
+  type ChatSessionInfo,
+  type ChatToHostMessage,
+  type ContextUse,
+  type HostToChatMessage,
+  type RunState,
+  type SlashCommand,
+  type TranscriptWindow,
+} from "./chat-messages";
+import { isArrayOf, isBool, isCount, isIndex, isNonEmpty, isOneOf, isOptional, isRecord, isText, isToken, type Fields } from "./validate";
+
+const isId = (x: unknown): x is string => isToken(x, CHAT_LIMITS.idLength);
+const isName = (x: unknown): x is string => isText(x, CHAT_LIMITS.nameLength);
+const isBody = (x: unknown): x is string => isText(x, CHAT_LIMITS.textLength);
+const isShort = (x: unknown): x is string => isText(x, CHAT_LIMITS.messageLength);
+const isThinkingLevel = isOneOf<ThinkingLevel>(THINKING_LEVELS);
+const isStopReason = isOneOf(["stop", "length", "toolUse", "error", "aborted"] as const);
+
+function isImage(x: unknown): boolean {
+  return isRecord(x) && x.type === "image" && isBody(x.data) && isName(x.mimeType);
+}
+
+function isTextBlock(x: unknown): boolean {
+  return isRecord(x) && x.type === "text" && isBody(x.text);
+}
+
+const isContentBlock = (x: unknown): x is object => isTextBlock(x) || isImage(x);
+const isImageBlock = (x: unknown): x is object => isImage(x);
+
+function isToolResultView(x: unknown): x is ToolResultView {
+  return isRecord(x) && isId(x.entryId) && isArrayOf(x.content, CHAT_LIMITS.blocksPerItem, isContentBlock) && isBool(x.isError);
+}
+
+function isPart(x: unknown): x is AssistantPart {
+  if (!isRecord(x)) return false;
+  switch (x.type) {
+    case "text":
+      return isBody(x.text);
+    case "thinking":
+      return isBody(x.text) && isBool(x.redacted);
+    case "toolCall":
+      return isName(x.id) && isName(x.name) && isRecord(x.arguments) && isOptional(x.result, isToolResultView);
+    default:
+      return false;
+  }
+}
+
+function isUsage(x: unknown): boolean {
+  return isRecord(x) && isCount(x.input) && isCount(x.output) && isCount(x.totalTokens);
+}
+
+function itemFieldsOk(x: Fields): boolean {
+  switch (x.kind) {
+    case "user":
+      return isBody(x.text) && isArrayOf(x.images, CHAT_LIMITS.blocksPerItem, isImageBlock);
+    case "assistant":
+      return (
+        isArrayOf(x.parts, CHAT_LIMITS.blocksPerItem, isPart) &&
+        isName(x.provider) &&
+        isName(x.model) &&
+        isStopReason(x.stopReason) &&
+        isOptional(x.errorMessage, isBody) &&
+        isOptional(x.usage, isUsage)
+      );
+    case "toolResult":
+      return isName(x.toolCallId) && isName(x.toolName) && isToolResultView(x.result);
+    case "bash":
+      return (
+        isBody(x.command) &&
+        isBody(x.output) &&
+        (x.exitCode === undefined || x.exitCode === null || typeof x.exitCode === "number") &&
+        isBool(x.cancelled) &&
+        isBool(x.truncated) &&
+        isOptional(x.fullOutputPath, isShort) &&
+        isBool(x.excludeFromContext)
+      );
+    case "custom":
+      return isName(x.customType) && isBody(x.text) && isArrayOf(x.images, CHAT_LIMITS.blocksPerItem, isImageBlock);
+    case "compaction":
+      return isBody(x.summary) && isCount(x.tokensBefore) && isName(x.firstKeptEntryId);
+    case "branchSummary":
+      return isBody(x.summary) && isName(x.fromId);
+    default:
+      return false;
+  }
+}
+
+/** Checks every field of a transcript item. */
+export function isTranscriptItem(x: unknown): x is TranscriptItem {
+  return isRecord(x) && isId(x.entryId) && isCount(x.timestamp) && itemFieldsOk(x);
+}
+
+function isItems(x: unknown): x is TranscriptItem[] {
+  return isArrayOf(x, CHAT_LIMITS.itemsPerMessage, isTranscriptItem);
+}
+
+function isWindow(x: unknown): x is TranscriptWindow {
+  return isRecord(x) && isIndex(x.generation) && isIndex(x.total) && isIndex(x.start) && isItems(x.items) && x.start + x.items.length <= x.total;
+}
+
+function isSessionInfo(x: unknown): x is ChatSessionInfo | null {
+  if (x === null) return true;
+  return isRecord(x) && isId(x.sessionId) && isShort(x.title) && (x.readOnly === null || isShort(x.readOnly)) && (x.restriction === null || isShort(x.restriction));
+}
+
+function isModel(x: unknown): x is ChatModel | null {
+  if (x === null) return true;
+  return isRecord(x) && isNonEmpty(x.provider, CHAT_LIMITS.nameLength) && isNonEmpty(x.id, CHAT_LIMITS.nameLength) && isName(x.name) && isCount(x.contextWindow) && isArrayOf(x.thinkingLevels, 10, isThinkingLevel);
+}
+
+function isRun(x: unknown): x is RunState | null {
+  if (x === null) return true;
+  return isRecord(x) && isOneOf(["reply", "bash", "compaction", "summary"] as const)(x.kind) && isShort(x.label);
+}
+
+function isCommand(x: unknown): x is SlashCommand {
+  return isRecord(x) && isNonEmpty(x.name, 200) && isShort(x.description) && isOptional(x.args, isShort) && isOptional(x.source, isName);
+}
+
+function isContext(x: unknown): x is ContextUse | null {
+  return x === null || (isRecord(x) && isCount(x.tokens) && isCount(x.window));
+}
+
+const isNotice = (x: unknown): x is string | null => x === null || isShort(x);
+
+/** Validates a message from the host before the chat webview acts on it. */
+export function isHostToChatMessage(x: unknown): x is HostToChatMessage {
+  if (!isRecord(x)) return false;
+  switch (x.type) {
+    case "chatState":
+      return (
+        isSessionInfo(x.session) &&
+        isWindow(x.transcript) &&
+        isRun(x.run) &&
+        isModel(x.model) &&
+        isThinkingLevel(x.thinkingLevel) &&
+        isNotice(x.noModel) &&
+        isArrayOf(x.commands, 1_000, isCommand) &&
+        isContext(x.context) &&
+        (x.input === null || isText(x.input, CHAT_LIMITS.inputLength))
+      );
+    case "transcriptReset":
+      return isWindow(x.transcript);
+    case "itemsAppended":
+      return isIndex(x.generation) && isIndex(x.total) && isIndex(x.start) && isItems(x.items);
+    case "itemUpdated":
+      return isIndex(x.generation) && isIndex(x.index) && isTranscriptItem(x.item);
+    case "items":
+      return isIndex(x.generation) && isIndex(x.start) && isItems(x.items);
+    case "replyStart":
+      return isName(x.provider) && isName(x.model);
+    case "replyDelta":
+      return isIndex(x.index) && isOneOf(["text", "thinking", "toolCall"] as const)(x.part) && isBody(x.delta);
+    case "replyEnd":
+      return true;
+    case "toolProgress":
+      return isName(x.toolCallId) && isOneOf(["running", "output", "done"] as const)(x.state) && isName(x.toolName) && isOptional(x.text, isBody);
+    case "bashProgress":
+      return isOneOf(["start", "output", "end"] as const)(x.state) && isOptional(x.command, isBody) && isOptional(x.text, isBody);
+    case "runState":
+      return isRun(x.run);
+    case "modelState":
+      return isModel(x.model) && isThinkingLevel(x.thinkingLevel) && isNotice(x.noModel) && isContext(x.context);
+    case "sessionInfo":
+      return isSessionInfo(x.session);
+    case "commands":
+      return isArrayOf(x.commands, 1_000, isCommand);
+    case "setInput":
+      return isText(x.text, CHAT_LIMITS.inputLength);
+    case "notice":
+      return isOneOf(["info", "error"] as const)(x.level) && isShort(x.text);
+    default:
+      return false;
+  }
+}
+
+/** Validates a message from the chat webview before the host acts on it. */
+export function isChatToHostMessage(x: unknown): x is ChatToHostMessage {
+  if (!isRecord(x)) return false;
+  switch (x.type) {
+    case "ready":
+    case "stop":
+    case "pickModel":
+    case "addModel":
+      return true;
+    case "send":
+      return isText(x.text, CHAT_LIMITS.inputLength);
+    case "requestItems":
+      return isIndex(x.generation) && isIndex(x.start) && isIndex(x.end) && x.end >= x.start && x.end - x.start <= CHAT_LIMITS.requestSpan;
+    case "setThinkingLevel":
+      return isThinkingLevel(x.level);
+    case "openLink":
+      return isText(x.href, 10_000) && /^(?:https?:|mailto:)/i.test(x.href);
+    case "copy":
+      return isText(x.text, CHAT_LIMITS.textLength);
+    case "revealEntry":
+      return isId(x.entryId);
+    case "log":
+      return isOneOf(["info", "warn", "error"] as const)(x.level) && isShort(x.message);
+    default:
+      return false;
+  }
+}

@@ -1,0 +1,313 @@
+/**
+ * The messages between the extension host and the Chat webview (the side view and the editor panel
+ * speak the same protocol). Shared by both sides; imports neither vscode, nor the DOM, nor Node.
+ * Every message is checked with the guards in `chat-guards.ts` before use.
+ *
+ * Handshake: the webview posts `ready` each time it (re)loads; the host answers with `chatState`
+ * (the session, the run state, the model, and the tail of the transcript), then sends increments.
+ *
+ * The transcript is addressed by index within a generation: the items of one root-to-leaf path. A
+ * checkout, a switch or a reset starts a new generation (and sends its tail); appends at the leaf
+ * extend it. The webview holds only what it shows: it asks for earlier items with `requestItems`
+ * as the reader scrolls up, so the first paint of a 10,000-message transcript costs the same as
+ * that of a short one. A streaming reply travels as small deltas and becomes an item once complete.
+ */
+import type { ThinkingLevel } from "../core/session/types";
+import type { TranscriptItem } from "../core/transcript/transcript";
+
+export type { TranscriptItem } from "../core/transcript/transcript";
+
+/** The session the chat shows, as the header needs it. */
+export interface ChatSessionInfo {
+  sessionId: string;
+  title: string;
+  /** Set when this window cannot write the session (another window holds it, or the file moved). */
+  readOnly: string | null;
+  /** Tools the agent may not use here, and why (Restricted Mode); null when nothing is restricted. */
+  restriction: string | null;
+}
+
+/** A model as the pickers show it. */
+export interface ChatModel {
+  provider: string;
+  id: string;
+  name: string;
+  contextWindow: number;
+  /** The thinking levels this model supports, lowest first ("off" always). */
+  thinkingLevels: ThinkingLevel[];
+}
+
+/** What is running, for the Stop button and the live indicator. */
+export type RunKind = "reply" | "bash" | "compaction" | "summary";
+
+export interface RunState {
+  kind: RunKind;
+  /** Plain text for the indicator ("Thinking…", "Compacting (summarizing)…"). */
+  label: string;
+}
+
+/** A slash command the input offers. */
+export interface SlashCommand {
+  name: string;
+  description: string;
+  /** What follows the name, for the hint ("[instructions]"). */
+  args?: string;
+  /** Which extension registered it; absent for Arbor's own. */
+  source?: string;
+}
+
+/** The context use of the current path against the model's window. */
+export interface ContextUse {
+  tokens: number;
+  window: number;
+}
+
+/** A window of the transcript. */
+export interface TranscriptWindow {
+  generation: number;
+  /** Items on the path in all. */
+  total: number;
+  /** Index of `items[0]`. */
+  start: number;
+  items: TranscriptItem[];
+}
+
+// ---------------------------------------------------------------------------
+// Host → webview
+// ---------------------------------------------------------------------------
+
+export interface ChatStateMessage {
+  type: "chatState";
+  /** null when no session is open. */
+  session: ChatSessionInfo | null;
+  transcript: TranscriptWindow;
+  run: RunState | null;
+  model: ChatModel | null;
+  thinkingLevel: ThinkingLevel;
+  /** Why there is no model and how to add one; null when a model is set. */
+  noModel: string | null;
+  commands: SlashCommand[];
+  context: ContextUse | null;
+  /** Text to put in the input (taken back for editing while no chat was shown), or null. */
+  input: string | null;
+}
+
+/** A new transcript (a checkout, a switch): replaces everything the webview holds. */
+export interface TranscriptResetMessage {
+  type: "transcriptReset";
+  transcript: TranscriptWindow;
+}
+
+/** Items appended at the end of the current generation. */
+export interface ItemsAppendedMessage {
+  type: "itemsAppended";
+  generation: number;
+  total: number;
+  start: number;
+  items: TranscriptItem[];
+}
+
+/** One earlier item changed in place (a tool call got its result). */
+export interface ItemUpdatedMessage {
+  type: "itemUpdated";
+  generation: number;
+  index: number;
+  item: TranscriptItem;
+}
+
+/** The answer to `requestItems`. */
+export interface ItemsMessage {
+  type: "items";
+  generation: number;
+  start: number;
+  items: TranscriptItem[];
+}
+
+/** A reply began streaming. */
+export interface ReplyStartMessage {
+  type: "replyStart";
+  provider: string;
+  model: string;
+}
+
+/** A piece of the streaming reply. `index` is the block's index in the reply. */
+export interface ReplyDeltaMessage {
+  type: "replyDelta";
+  index: number;
+  part: "text" | "thinking" | "toolCall";
+  /** Text for text and thinking; for a tool call, its name on the first delta. */
+  delta: string;
+}
+
+/** The streaming reply ended (its item arrives through `itemsAppended`, unless nothing was recorded). */
+export interface ReplyEndMessage {
+  type: "replyEnd";
+}
+
+/** A tool call started, printed output, or finished (its result arrives as an item update). */
+export interface ToolProgressMessage {
+  type: "toolProgress";
+  toolCallId: string;
+  state: "running" | "output" | "done";
+  toolName: string;
+  /** Output so far for `output`. */
+  text?: string;
+}
+
+/** A `!cmd` started, printed output, or finished (its record arrives as an item). */
+export interface BashProgressMessage {
+  type: "bashProgress";
+  state: "start" | "output" | "end";
+  command?: string;
+  text?: string;
+}
+
+export interface RunStateMessage {
+  type: "runState";
+  run: RunState | null;
+}
+
+export interface ModelStateMessage {
+  type: "modelState";
+  model: ChatModel | null;
+  thinkingLevel: ThinkingLevel;
+  noModel: string | null;
+  context: ContextUse | null;
+}
+
+export interface SessionInfoMessage {
+  type: "sessionInfo";
+  session: ChatSessionInfo | null;
+}
+
+export interface CommandsMessage {
+  type: "commands";
+  commands: SlashCommand[];
+}
+
+/** Puts text in the input (a checkout of a user message, an extension's setEditorText). */
+export interface SetInputMessage {
+  type: "setInput";
+  text: string;
+}
+
+/** A line shown above the input until the next send (an error the user should read). */
+export interface NoticeMessage {
+  type: "notice";
+  level: "info" | "error";
+  text: string;
+}
+
+export type HostToChatMessage =
+  | ChatStateMessage
+  | TranscriptResetMessage
+  | ItemsAppendedMessage
+  | ItemUpdatedMessage
+  | ItemsMessage
+  | ReplyStartMessage
+  | ReplyDeltaMessage
+  | ReplyEndMessage
+  | ToolProgressMessage
+  | BashProgressMessage
+  | RunStateMessage
+  | ModelStateMessage
+  | SessionInfoMessage
+  | CommandsMessage
+  | SetInputMessage
+  | NoticeMessage;
+
+// ---------------------------------------------------------------------------
+// Webview → host
+// ---------------------------------------------------------------------------
+
+export interface ChatReadyMessage {
+  type: "ready";
+}
+
+/** What the user typed: a prompt, `!cmd`, `!!cmd` or `/command args`; the host tells them apart. */
+export interface SendMessage {
+  type: "send";
+  text: string;
+}
+
+/** Stop (the button, or Escape): aborts the running reply, command or compaction. */
+export interface StopMessage {
+  type: "stop";
+}
+
+/** Earlier items of a generation, `[start, end)`. */
+export interface RequestItemsMessage {
+  type: "requestItems";
+  generation: number;
+  start: number;
+  end: number;
+}
+
+/** Opens the model picker (a native quick pick, in response to this click). */
+export interface PickModelMessage {
+  type: "pickModel";
+}
+
+export interface SetThinkingLevelMessage {
+  type: "setThinkingLevel";
+  level: ThinkingLevel;
+}
+
+/** The "add a model" button of the no-model notice. */
+export interface AddModelMessage {
+  type: "addModel";
+}
+
+/** A link in the transcript: the host opens it through VS Code (which asks about untrusted domains). */
+export interface OpenLinkMessage {
+  type: "openLink";
+  href: string;
+}
+
+/** Copies text (a code block, a message) to the clipboard. */
+export interface CopyMessage {
+  type: "copy";
+  text: string;
+}
+
+/** Shows an entry in the Conversation Tree. */
+export interface RevealEntryMessage {
+  type: "revealEntry";
+  entryId: string;
+}
+
+/** A diagnostic for the host's log. */
+export interface ChatLogMessage {
+  type: "log";
+  level: "info" | "warn" | "error";
+  message: string;
+}
+
+export type ChatToHostMessage =
+  | ChatReadyMessage
+  | SendMessage
+  | StopMessage
+  | RequestItemsMessage
+  | PickModelMessage
+  | SetThinkingLevelMessage
+  | AddModelMessage
+  | OpenLinkMessage
+  | CopyMessage
+  | RevealEntryMessage
+  | ChatLogMessage;
+
+export const CHAT_LIMITS = {
+  idLength: 256,
+  nameLength: 1_000,
+  /** A prompt: large pastes are fine, megabytes of text are not a prompt. */
+  inputLength: 1_000_000,
+  /** Any one text in an item (tool output, a message). */
+  textLength: 50_000_000,
+  /** Items in one message. */
+  itemsPerMessage: 100_000,
+  /** Blocks in one message's content. */
+  blocksPerItem: 10_000,
+  /** Items a webview may ask for at once. */
+  requestSpan: 2_000,
+  messageLength: 100_000,
+} as const;

@@ -1,0 +1,17 @@
+/**
+ * Entry of the Chat webview bundle (dist/chat.js). The app mounts synchronously and only then says
+ * `ready`, so no host message can arrive before the listener is in place.
+ */
+import type { ChatToHostMessage } from "../../src/protocol/chat-messages";
+import { getVsCodeApi } from "../shared/vscode-api";
+import { ChatApp } from "./app";
+
+const api = getVsCodeApi<ChatToHostMessage>();
+
+window.addEventListener("error", (event: ErrorEvent) => {
+  api.postMessage({ type: "log", level: "error", message: `Chat: ${event.message} (${event.filename}:${event.lineno})`.slice(0, 10_000) });
+});
+
+const app = ChatApp.mount(document.getElementById("app") ?? document.body, api);
+window.addEventListener("message", (event: MessageEvent<unknown>) => app.handleMessage(event.data));
+(window as unknown as { __arborChat?: ChatApp }).__arborChat = app;

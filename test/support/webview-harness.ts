@@ -31,12 +31,15 @@ export function chromiumAvailable(): boolean {
   return fs.existsSync(CHROMIUM_PATH);
 }
 
-/** Bundles webview/main.ts fresh (tests must not depend on a stale dist/). Returns the file path. */
-export async function buildWebviewBundle(outfile = path.join(repoRoot(), "out", "test-webview", "webview.js")): Promise<string> {
+/**
+ * Bundles a webview's entry fresh (tests must not depend on a stale dist/): the Conversation Tree by
+ * default, or e.g. "webview/chat/main.ts". Returns the file path.
+ */
+export async function buildWebviewBundle(outfile = path.join(repoRoot(), "out", "test-webview", "webview.js"), entry = "webview/tree/main.ts"): Promise<string> {
   const esbuild = await import("esbuild");
   await esbuild.build({
     absWorkingDir: repoRoot(),
-    entryPoints: ["webview/tree/main.ts"],
+    entryPoints: [entry],
     outfile,
     bundle: true,
     platform: "browser",
@@ -167,7 +170,8 @@ function serveFile(res: http.ServerResponse, file: string, type: string): void {
 }
 
 /** Starts the local server and the browser, and opens the page (not yet loaded). */
-export async function startHarness(options: { bundlePath: string; width?: number; height?: number; theme?: ThemeVars }): Promise<Harness> {
+export async function startHarness(options: { bundlePath: string; width?: number; height?: number; theme?: ThemeVars; stylesheet?: string; dataImages?: boolean }): Promise<Harness> {
+  const stylesheet = options.stylesheet ?? "tree.css";
   const root = repoRoot();
   const server = http.createServer((req, res) => {
     const url = (req.url ?? "/").split("?")[0];
@@ -177,12 +181,13 @@ export async function startHarness(options: { bundlePath: string; width?: number
         nonce: "harnessNonce0123456789",
         cspSource: origin,
         scriptUri: `${origin}/webview.js`,
-        styleUri: `${origin}/media/tree.css`,
+        styleUri: `${origin}/media/${stylesheet}`,
         codiconUri: `${origin}/codicons/codicon.css`,
+        dataImages: options.dataImages,
       });
       res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }).end(html);
     } else if (url === "/webview.js") serveFile(res, options.bundlePath, "text/javascript");
-    else if (url === "/media/tree.css") serveFile(res, path.join(root, "media", "tree.css"), "text/css");
+    else if (url === `/media/${stylesheet}`) serveFile(res, path.join(root, "media", stylesheet), "text/css");
     else if (url === "/codicons/codicon.css") serveFile(res, path.join(root, "node_modules/@vscode/codicons/dist/codicon.css"), "text/css");
     else if (url === "/codicons/codicon.ttf") serveFile(res, path.join(root, "node_modules/@vscode/codicons/dist/codicon.ttf"), "font/ttf");
     else res.writeHead(404).end();

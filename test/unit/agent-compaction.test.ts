@@ -202,6 +202,27 @@ describe("AgentSession compaction", () => {
     await sm.close();
   });
 
+  it("after a silent overflow (input tokens above the window) compacts once and sends the request again", async () => {
+    const { sm, session } = await makeSession(kit, { compaction: { keepRecentTokens: 10 } });
+    const window = session.getModel()?.contextWindow ?? 0;
+    assert.ok(window > 0);
+    kit.server.script(
+      reply.text(words("one")),
+      reply.text("truncated answer", { usage: { promptTokens: window + 500, completionTokens: 5 } }),
+      reply.text("SILENT SUMMARY"),
+      reply.text("answer after retry"),
+    );
+    await session.prompt(words("first"));
+    const result = await session.prompt(words("second"));
+    assert.equal(result.kind === "reply" && result.message.content.find((b) => b.type === "text")?.text, "answer after retry");
+    const kinds = sm.getBranch().map((e) => (e.type === "message" ? `${e.message.role}${e.message.role === "assistant" ? `:${e.message.stopReason}` : ""}` : e.type));
+    assert.deepEqual(kinds.slice(-4), ["user", "assistant:stop", "compaction", "assistant:stop"]);
+    await sm.flush();
+    await assertPiReadsSame(sm.getSessionFile()!, sm.buildSessionContext());
+    await session.close();
+    await sm.close();
+  });
+
   it("a cancelled or failed compaction writes nothing", async () => {
     const { sm, session } = await makeSession(kit, { compaction: { keepRecentTokens: KEEP_ONE_REPLY } });
     kit.server.script(reply.text(words("one")), reply.text(words("two")));

@@ -43,7 +43,10 @@ export async function runTurnLoop(input: TurnLoopInput): Promise<AssistantMessag
   for (let turn = 0; turn < input.maxTurns; turn++) {
     last = await streamReply(input);
     input.emit({ type: "message_end", message: last, entryId: input.sessionManager.appendMessage(last) });
-    if (last.stopReason === "error" && !overflowRecovered && isContextOverflow(last)) {
+    // An overflow is an error that says so, or (a "silent" overflow) a reply whose input tokens
+    // exceed the window: the server dropped part of the context. Either way: compact, send again.
+    const silent = last.stopReason === "stop" || last.stopReason === "length";
+    if ((last.stopReason === "error" || silent) && !overflowRecovered && isContextOverflow(last, silent ? input.model.contextWindow : undefined)) {
       overflowRecovered = true;
       if (await input.recoverFromOverflow()) continue;
       return last;

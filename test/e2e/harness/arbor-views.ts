@@ -14,7 +14,12 @@ const treeRowHeight = 22;
 
 /** The Conversation Tree's document (two frames deep). */
 export function conversationTree(workbench: Workbench): FrameLocator {
-  return workbench.webview({ extensionId: arborExtensionId });
+  return workbench.webview({ extensionId: arborExtensionId, title: "Conversation Tree" });
+}
+
+/** The Chat's document (the side view; the editor tab has the same title). */
+export function chatView(workbench: Workbench): FrameLocator {
+  return workbench.webview({ extensionId: arborExtensionId, title: "Arbor Chat" });
 }
 
 /**

@@ -71,6 +71,7 @@ export async function openWorkbench(options: OpenWorkbenchOptions): Promise<Work
     const browser = await launchChromium(sandbox);
     cleanups.push(() => browser.close());
     const page = await browser.newPage({ viewport: options.viewport ?? { width: 1400, height: 900 } });
+    await page.addInitScript(tagWebviewFrames);
     if (verbose) page.on("console", (message) => console.log(`[browser ${message.type()}] ${message.text()}`));
     const url = `${server.origin}/?folder=${encodeURIComponent(options.folder)}`;
     await page.goto(url);
@@ -83,4 +84,29 @@ export async function openWorkbench(options: OpenWorkbenchOptions): Promise<Work
     await close();
     throw error;
   }
+}
+
+/**
+ * Runs in the workbench page: marks each webview's outer frame with the title of the document it
+ * shows (`data-webview-title`), so a test can tell two webviews of one extension apart (the Chat
+ * and the Conversation Tree). code-server serves webviews from the workbench's origin, which makes
+ * the inner documents readable from the page.
+ */
+function tagWebviewFrames(): void {
+  interface FrameLike {
+    getAttribute(name: string): string | null;
+    setAttribute(name: string, value: string): void;
+    readonly contentDocument: { getElementById(id: string): FrameLike | null; readonly title: string } | null;
+  }
+  const doc = (globalThis as unknown as { document: { querySelectorAll(selector: string): ArrayLike<FrameLike> } }).document;
+  setInterval(() => {
+    for (const frame of Array.from(doc.querySelectorAll("iframe.webview"))) {
+      try {
+        const title = frame.contentDocument?.getElementById("active-frame")?.contentDocument?.title;
+        if (title && frame.getAttribute("data-webview-title") !== title) frame.setAttribute("data-webview-title", title);
+      } catch {
+        // another origin: leave it untagged
+      }
+    }
+  }, 100);
 }

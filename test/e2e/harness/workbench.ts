@@ -97,11 +97,14 @@ export class Workbench {
 
   /**
    * The document of a webview: VS Code nests it two frames deep. `extensionId` picks the webviews of
-   * one extension (the outer frame's URL names it), `index` one of several (in DOM order).
+   * one extension (the outer frame's URL names it), `title` the one whose document has that title,
+   * `index` one of several (in DOM order).
    */
-  webview(options: { readonly extensionId?: string; readonly index?: number } = {}): FrameLocator {
+  webview(options: { readonly extensionId?: string; readonly index?: number; readonly title?: string } = {}): FrameLocator {
     const owner = options.extensionId ? `[src*="extensionId=${encodeURIComponent(options.extensionId)}"]` : "";
-    return this.page.frameLocator(`iframe.webview.ready${owner}`).nth(options.index ?? 0).frameLocator("#active-frame");
+    // The page tags each webview frame with its document's title (see tagWebviewFrames in session.ts).
+    const titled = options.title ? `[data-webview-title="${cssString(options.title)}"]` : "";
+    return this.page.frameLocator(`iframe.webview.ready${owner}${titled}`).nth(options.index ?? 0).frameLocator("#active-frame");
   }
 
   /** Waits for the workbench to show one of {@link colorThemes}. */

@@ -1,0 +1,78 @@
+import * as assert from "node:assert/strict";
+import { SessionManager } from "../../src/core/session/session-manager";
+import { ChatTranscript, TAIL_ITEMS } from "../../src/extension/chat/chat-transcript";
+import { isChatToHostMessage, isHostToChatMessage } from "../../src/protocol/chat-guards";
+import { assistant, user } from "../support/messages";
+
+describe("chat transcript (host side)", () => {
+  it("extends the shown path with what is appended at its leaf, and sends only the new items", () => {
+    const sm = SessionManager.inMemory("/w");
+    sm.appendMessage(user("one"));
+    const t = new ChatTranscript();
+    const first = t.reset(sm);
+    assert.equal(first.total, 1);
+    const changes: unknown[] = [];
+    const sub = sm.onDidChange((c) => c.kind === "entries" && changes.push(t.onEntriesAppended(c.entries)));
+    sm.appendMessage(assistant("two"));
+    sub.dispose();
+    assert.equal(changes.length, 1);
+    const change = changes[0] as { kind: string; start: number; items: { kind: string }[] };
+    assert.equal(change.kind, "append");
+    assert.equal(change.start, 1);
+    assert.deepEqual(change.items.map((i) => i.kind), ["assistant"]);
+    assert.equal(t.currentGeneration, first.generation);
+  });
+
+  it("starts a new generation when the leaf moves to another branch, and drops requests for the old one", () => {
+    const sm = SessionManager.inMemory("/w");
+    const u1 = sm.appendMessage(user("one"));
+    sm.appendMessage(assistant("two"));
+    const t = new ChatTranscript();
+    const before = t.reset(sm);
+    sm.checkout(u1);
+    const update = t.onLeafMoved();
+    assert.equal(update.kind, "reset");
+    if (update.kind !== "reset") return;
+    assert.equal(update.window.generation, before.generation + 1);
+    assert.deepEqual(update.window.items, []);
+    assert.equal(t.slice(before.generation, 0, 1), undefined);
+    // An append on the new branch (a child of u1's parent) extends the new generation.
+    const changes: { kind: string }[] = [];
+    const sub = sm.onDidChange((c) => c.kind === "entries" && changes.push(t.onEntriesAppended(c.entries)));
+    sm.appendMessage(user("one, again"));
+    sub.dispose();
+    assert.equal(changes.at(-1)?.kind, "append");
+    assert.deepEqual(t.items.map((i) => (i.kind === "user" ? i.text : i.kind)), ["one, again"]);
+  });
+
+  it("sends the tail of a long path and serves earlier items by range", () => {
+    const sm = SessionManager.inMemory("/w");
+    for (let i = 0; i < 150; i++) sm.appendMessage(i % 2 ? assistant(`a${i}`) : user(`u${i}`));
+    const t = new ChatTranscript();
+    const w = t.reset(sm);
+    assert.equal(w.total, 150);
+    assert.equal(w.items.length, TAIL_ITEMS);
+    assert.equal(w.start, 150 - TAIL_ITEMS);
+    const early = t.slice(w.generation, 0, 10)!;
+    assert.equal(early.length, 10);
+    assert.equal(early[0]?.kind === "user" && early[0].text, "u0");
+    assert.ok(isHostToChatMessage({ type: "transcriptReset", transcript: w }));
+  });
+});
+
+describe("chat protocol guards", () => {
+  it("accept what the host and the webview send, and reject what they must not", () => {
+    assert.ok(isChatToHostMessage({ type: "send", text: "hi" }));
+    assert.ok(isChatToHostMessage({ type: "requestItems", generation: 2, start: 0, end: 100 }));
+    assert.equal(isChatToHostMessage({ type: "requestItems", generation: 2, start: 10, end: 5 }), false);
+    assert.equal(isChatToHostMessage({ type: "requestItems", generation: 2, start: 0, end: 1_000_000 }), false);
+    assert.equal(isChatToHostMessage({ type: "openLink", href: "javascript:alert(1)" }), false);
+    assert.equal(isChatToHostMessage({ type: "openLink", href: "command:workbench.action.terminal.new" }), false);
+    assert.ok(isChatToHostMessage({ type: "openLink", href: "https://example.com" }));
+    assert.equal(isChatToHostMessage({ type: "setThinkingLevel", level: "ultra" }), false);
+    assert.equal(isChatToHostMessage({ type: "send", text: "x".repeat(1_000_001) }), false);
+    assert.equal(isHostToChatMessage({ type: "itemsAppended", generation: 1, total: 1, start: 0, items: [{ kind: "user", entryId: "a", text: 5, images: [], timestamp: 1 }] }), false);
+    assert.equal(isHostToChatMessage({ type: "itemsAppended", generation: 1, total: 1, start: 0, items: [{ kind: "script", entryId: "a", timestamp: 1 }] }), false);
+    assert.equal(isHostToChatMessage({ type: "transcriptReset", transcript: { generation: 1, total: 1, start: 1, items: [{ kind: "user", entryId: "a", text: "x", images: [], timestamp: 1 }] } }), false);
+  });
+});

@@ -48,7 +48,10 @@ export async function makeKit(options: { contextWindow?: number } = {}): Promise
   const sessionDir = join(tmp.dir, "sessions");
   mkdirSync(cwd, { recursive: true });
   const server = await startScriptedServer();
-  const piModels = [MODEL_ID, OTHER_MODEL_ID].map((id) => localModel(server.baseUrl, { id, contextWindow: options.contextWindow ?? 128_000 }));
+  // Reasoning models, so that thinking levels other than off are kept; a system role, as local servers expect.
+  const piModels = [MODEL_ID, OTHER_MODEL_ID].map((id) =>
+    localModel(server.baseUrl, { id, contextWindow: options.contextWindow ?? 128_000, reasoning: true, compat: { supportsDeveloperRole: false } }),
+  );
   const provider = localProvider(piModels);
   const model = describePiModel(piModels[0]!);
   return {

@@ -33,8 +33,12 @@ import { navigateTree, type NavigateTreeOptions, type NavigateTreeResult } from 
 export interface AgentSessionConfig {
   /** The model backends; none means the session browses but cannot prompt. */
   providers?: readonly ModelProvider[];
+  /** Finds providers not in `providers` by id (a model registry's providers come and go). */
+  resolveProvider?: ModelSource["resolveProvider"];
   /** Known details of models (context window, pricing). */
   describeModel?: ModelSource["describeModel"];
+  /** Whether a model the session names may be restored (it has credentials); see ModelSource. */
+  isModelAvailable?: ModelSource["isAvailable"];
   /** Used when the session names no model, or one whose provider is not configured. */
   defaultModel?: ModelInfo;
   /** Used when the session's path has no thinking-level entry (default "off"). */
@@ -97,7 +101,12 @@ export class AgentSession implements Disposable {
     this.settings = { ...DEFAULT_COMPACTION_SETTINGS, ...options.compaction };
     this.limits = options.outputLimits ?? DEFAULT_OUTPUT_LIMITS;
     this.selection = new ModelSelection(
-      { providers: options.providers ?? [], describeModel: options.describeModel },
+      {
+        providers: options.providers ?? [],
+        resolveProvider: options.resolveProvider,
+        describeModel: options.describeModel,
+        isAvailable: options.isModelAvailable,
+      },
       this.sessionManager,
       { model: options.defaultModel, thinkingLevel: options.defaultThinkingLevel },
     );
@@ -158,6 +167,7 @@ export class AgentSession implements Disposable {
    */
   setModel(model: ModelInfo): boolean {
     this.assertOpen();
+    const levelBefore = this.selection.thinkingLevel;
     let changed: boolean;
     try {
       changed = this.selection.setModel(model);
@@ -165,15 +175,25 @@ export class AgentSession implements Disposable {
       throw new AgentError("no-model", (error as Error).message);
     }
     if (changed) this.emit({ type: "model_changed", model });
+    // The level is clamped to what the new model takes.
+    if (this.selection.thinkingLevel !== levelBefore) this.emit({ type: "thinking_level_changed", level: this.selection.thinkingLevel });
     return changed;
   }
 
-  /** Sets the thinking level; appends a `thinking_level_change` only when the path's level differs. */
+  /**
+   * Sets the thinking level, clamped to what the model takes (`getThinkingLevel()` says which level
+   * it became); appends a `thinking_level_change` only when the path's level differs.
+   */
   setThinkingLevel(level: ThinkingLevel): boolean {
     this.assertOpen();
     const changed = this.selection.setThinkingLevel(level);
-    if (changed) this.emit({ type: "thinking_level_changed", level });
+    if (changed) this.emit({ type: "thinking_level_changed", level: this.selection.thinkingLevel });
     return changed;
+  }
+
+  /** Why the session's own model was not restored (no key, not configured), when it was not. */
+  getModelNotice(): string | undefined {
+    return this.selection.fallbackNotice;
   }
 
   // ---------------------------------------------------------------- prompting

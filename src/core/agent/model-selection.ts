@@ -1,4 +1,5 @@
 /** Finding the provider and model info for a model a session names, and the session's current choice. */
+import { clampToLevels } from "../models/thinking-levels";
 import type { SessionManager } from "../session/session-manager";
 import { THINKING_LEVELS, type ModelRef, type ThinkingLevel } from "../session/types";
 import { DEFAULT_CONTEXT_WINDOW, type ModelInfo, type ModelProvider } from "./providers/provider";
@@ -6,8 +7,18 @@ import { DEFAULT_CONTEXT_WINDOW, type ModelInfo, type ModelProvider } from "./pr
 /** Where models come from: the host's providers, and what it knows about their models. */
 export interface ModelSource {
   providers: readonly ModelProvider[];
+  /**
+   * Looks a provider up by id when it is not in `providers` (hosts whose providers come and go, as a
+   * model registry's do when models.json changes).
+   */
+  resolveProvider?: (providerId: string) => ModelProvider | undefined;
   /** Known details (context window, pricing) of a model; undefined when the host knows nothing. */
   describeModel?: (ref: ModelRef) => ModelInfo | undefined;
+  /**
+   * Whether a model a session names can be used now (it has credentials). A session whose model is
+   * not available starts on the default model instead, as Pi does. Absent: every known model is.
+   */
+  isAvailable?: (ref: ModelRef) => boolean;
 }
 
 export function isThinkingLevel(value: unknown): value is ThinkingLevel {
@@ -16,7 +27,7 @@ export function isThinkingLevel(value: unknown): value is ThinkingLevel {
 
 /** The provider with this id, if the host has it. */
 export function findProvider(source: ModelSource, providerId: string): ModelProvider | undefined {
-  return source.providers.find((provider) => provider.id === providerId);
+  return source.providers.find((provider) => provider.id === providerId) ?? source.resolveProvider?.(providerId);
 }
 
 /** A provider that can describe its own models without a network call (the pi-ai one can). */
@@ -51,20 +62,33 @@ export function sameModel(a: { provider: string; id: string } | undefined, b: { 
  * The model and thinking level of one agent session: restored from the path when the session
  * opens (falling back to the host's defaults), and written back as `model_change` /
  * `thinking_level_change` entries only where the path does not already say the same.
+ *
+ * As in Pi: the model named last on the path (a `model_change` or an assistant message) is used when
+ * the host has it with credentials, else the default; the level comes from the last
+ * `thinking_level_change`, else the default; and the level is always one the model takes.
  */
 export class ModelSelection {
   private current: ModelInfo | undefined;
   private level: ThinkingLevel;
+  private fallback: string | undefined;
 
   constructor(
     private readonly source: ModelSource,
     private readonly sessionManager: SessionManager,
-    defaults: { model?: ModelInfo; thinkingLevel?: ThinkingLevel },
+    private readonly defaults: { model?: ModelInfo; thinkingLevel?: ThinkingLevel },
   ) {
     const context = sessionManager.buildSessionContext();
     const hasLevel = sessionManager.getBranch().some((e) => e.type === "thinking_level_change");
-    this.level = hasLevel && isThinkingLevel(context.thinkingLevel) ? context.thinkingLevel : (defaults.thinkingLevel ?? "off");
-    this.current = (context.model ? resolveModel(source, context.model) : undefined) ?? defaults.model;
+    const level = hasLevel && isThinkingLevel(context.thinkingLevel) ? context.thinkingLevel : (defaults.thinkingLevel ?? "off");
+    const named = context.model;
+    const restored = named && (source.isAvailable?.(named) ?? true) ? resolveModel(source, named) : undefined;
+    this.current = restored ?? defaults.model;
+    if (named && !restored) {
+      const reason = resolveModel(source, named) ? "it has no API key" : "it is not configured here";
+      const using = this.current ? ` Using ${this.current.provider}/${this.current.id}.` : "";
+      this.fallback = `This session used ${named.provider}/${named.modelId}, which cannot be used (${reason}).${using}`;
+    }
+    this.level = clampToLevels(this.current?.thinkingLevels, level);
   }
 
   get model(): ModelInfo | undefined {
@@ -73,26 +97,38 @@ export class ModelSelection {
   get thinkingLevel(): ThinkingLevel {
     return this.level;
   }
+  /** Why the session's own model was not restored, when it was not. */
+  get fallbackNotice(): string | undefined {
+    return this.fallback;
+  }
 
   /** The provider serving the current model, if configured. */
   provider(): ModelProvider | undefined {
     return this.current ? findProvider(this.source, this.current.provider) : undefined;
   }
 
-  /** Selects a model; throws when no provider serves it. Returns whether it changed. */
+  /**
+   * Selects a model; throws when no provider serves it. Returns whether it changed. The thinking level
+   * carries over, clamped to what the new model takes (coming from a model without thinking, the
+   * default level is used, as in Pi).
+   */
   setModel(model: ModelInfo): boolean {
     if (!findProvider(this.source, model.provider)) throw new Error(`No provider "${model.provider}" is configured.`);
     const changed = !sameModel(this.current, model);
+    const wanted = this.current && this.current.supportsThinking === false ? (this.defaults.thinkingLevel ?? this.level) : this.level;
     this.current = model;
+    this.fallback = undefined;
+    this.level = clampToLevels(model.thinkingLevels, wanted);
     this.record();
     return changed;
   }
 
-  /** Returns whether it changed. */
+  /** Sets the level, clamped to what the current model takes. Returns whether the level changed. */
   setThinkingLevel(level: ThinkingLevel): boolean {
     if (!isThinkingLevel(level)) throw new Error(`Unknown thinking level: ${String(level)}`);
-    const changed = level !== this.level;
-    this.level = level;
+    const effective = clampToLevels(this.current?.thinkingLevels, level);
+    const changed = effective !== this.level;
+    this.level = effective;
     this.record();
     return changed;
   }

@@ -1,0 +1,71 @@
+/**
+ * Pi's `auth.json` (in the agent folder: `{ "<provider>": { "type": "api_key", "key": "..." } |
+ * { "type": "oauth", ... } }`) and Pi's global `settings.json` (the default provider, model and
+ * thinking level), read without changing them.
+ *
+ * Arbor does not read auth.json on its own: the user imports it once, after a confirmation that names
+ * the file, and the keys then live in VS Code's SecretStorage. API keys are imported; OAuth logins
+ * (subscriptions) and keys that are shell commands are listed as skipped, with the reason.
+ */
+
+import { readFile } from "node:fs/promises";
+import { isThinkingLevel } from "../agent/model-selection";
+import type { ThinkingLevel } from "../session/types";
+import { isCommandValue } from "./config-value";
+
+/** One provider's entry, as the import will treat it. Keys are only in `key`, never in `reason`. */
+export type AuthFileEntry =
+  | { provider: string; importable: true; key: string }
+  | { provider: string; importable: false; reason: string };
+
+/** Reads auth.json; rejects with a clear error when the file is missing or not an object of entries. */
+export async function readPiAuthFile(path: string, env: NodeJS.ProcessEnv = process.env): Promise<AuthFileEntry[]> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Error(code === "ENOENT" ? `There is no ${path}.` : `Could not read ${path}: ${(error as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error(`${path} does not hold an object of providers.`);
+  return Object.entries(parsed as Record<string, unknown>).map(([provider, value]) => planEntry(provider, value, env));
+}
+
+function planEntry(provider: string, value: unknown, env: NodeJS.ProcessEnv): AuthFileEntry {
+  const entry = (typeof value === "object" && value !== null ? value : {}) as Record<string, unknown>;
+  if (entry.type === "oauth") return { provider, importable: false, reason: "an OAuth login (a subscription), which Arbor cannot use" };
+  if (entry.type !== "api_key" || typeof entry.key !== "string" || entry.key.trim() === "") {
+    return { provider, importable: false, reason: "not an API key entry" };
+  }
+  const key = entry.key.trim();
+  if (isCommandValue(key)) return { provider, importable: false, reason: "a shell command (Arbor stores keys, not commands)" };
+  // As Pi reads it: a value naming a set environment variable means that variable's value.
+  return { provider, importable: true, key: env[key] || key };
+}
+
+/** What Pi's global settings.json says about defaults (absent fields are undefined). */
+export interface PiDefaults {
+  provider?: string;
+  model?: string;
+  thinkingLevel?: ThinkingLevel;
+}
+
+/** Reads the defaults from Pi's global settings.json; a missing or broken file gives no defaults. */
+export async function readPiDefaults(settingsPath: string): Promise<PiDefaults> {
+  try {
+    const parsed = JSON.parse(await readFile(settingsPath, "utf8")) as Record<string, unknown>;
+    return {
+      provider: typeof parsed.defaultProvider === "string" ? parsed.defaultProvider : undefined,
+      model: typeof parsed.defaultModel === "string" ? parsed.defaultModel : undefined,
+      thinkingLevel: isThinkingLevel(parsed.defaultThinkingLevel) ? parsed.defaultThinkingLevel : undefined,
+    };
+  } catch {
+    return {};
+  }
+}

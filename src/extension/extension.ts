@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { createArborApi } from "../core/runtime/arbor-api";
 import type { ArborApi as CoreArborApi } from "../core/runtime/extension-api";
+import type { AgentSession } from "../core/agent/agent-session";
 import type { SessionManager } from "../core/session/session-manager";
 import { createChatActions } from "./chat/chat-actions";
 import { registerChatCommands } from "./chat/chat-commands";
@@ -29,7 +30,7 @@ export interface ArborApi extends CoreArborApi {
    * Only when the extension host runs with ARBOR_TEST_HOOKS=1 (Arbor's own extension-host tests):
    * direct access to the current session manager. Other extensions use contexts, which go stale.
    */
-  readonly testing?: { readonly currentSession: SessionManager | undefined; readonly tree: TreeViewProvider };
+  readonly testing?: { readonly currentSession: SessionManager | undefined; readonly agentSession: AgentSession | undefined; readonly tree: TreeViewProvider; readonly chat: ChatController };
 }
 
 /** Called by VS Code on activation; returns the API other extensions receive. */
@@ -116,7 +117,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     ...core,
     version: context.extension.packageJSON.version as string,
     onDidChangeSession: host.onDidChangeSession,
-    ...(process.env.ARBOR_TEST_HOOKS === "1" ? { testing: { get currentSession() { return host.current; }, tree } } : {}),
+    ...(process.env.ARBOR_TEST_HOOKS === "1" ? { testing: { get currentSession() { return host.current; }, get agentSession() { return host.session; }, tree, chat } } : {}),
   };
 }
 

@@ -60,7 +60,7 @@ export function createChatActions(deps: ChatActionDeps): ChatActions {
   const slash = async (name: string, args: string): Promise<void> => {
     switch (name) {
       case "compact":
-        return run("arbor.compactSession", args || undefined);
+        return run("arbor.compactSession", args);
       case "name": {
         if (!args) return run("arbor.renameSession");
         const session = await ensureSession();

@@ -177,7 +177,7 @@ function assistantBody(item: Extract<TranscriptItem, { kind: "assistant" }>, fol
     else out.push(toolRun(key, folds, part, tools));
   });
   if (item.stopReason === "error") out.push(el("div", "reply-error", item.errorMessage || "The reply failed."));
-  else if (item.stopReason === "aborted") out.push(el("div", "reply-stopped", item.errorMessage && item.errorMessage !== "Request was aborted" ? `Stopped: ${item.errorMessage}` : "Stopped."));
+  else if (item.stopReason === "aborted") out.push(el("div", "reply-stopped", "Stopped."));
   else if (item.stopReason === "length") out.push(el("div", "reply-stopped", "The reply hit the model's output limit."));
   return out;
 }

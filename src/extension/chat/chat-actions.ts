@@ -4,12 +4,12 @@ import { AgentError } from "../../core/agent/errors";
 import { BUILTIN_SLASH_COMMANDS, parseSlashCommand } from "../../core/agent/slash-commands";
 import { THINKING_LEVELS, type ThinkingLevel } from "../../core/session/types";
 import type { SlashCommand } from "../../protocol/chat-messages";
+import { hasModelConfigured } from "../model-config";
 import type { SessionHost } from "../session-host";
 import { thinkingLevelsOf, type ChatActions } from "./chat-controller";
 
 /** Said in the chat when no model is set, with the one-click way to add one next to it. */
-export const NO_MODEL_TEXT =
-  "No model is set up yet. Add one (an API key, a local server such as Ollama or LM Studio, or a VS Code chat model) to chat here. Browsing, labels, forks and checkouts work without one.";
+export const NO_MODEL_TEXT = "No model is set up yet. Add one to chat: an API key, a local server (Ollama, LM Studio) or a VS Code chat model.";
 
 /** Said in the chat of an untrusted workspace. */
 export const RESTRICTED_TEXT =
@@ -126,6 +126,6 @@ export function createChatActions(deps: ChatActionDeps): ChatActions {
     addModel: () => run("arbor.addModel"),
     revealEntry: deps.revealEntry,
     restriction: () => (vscode.workspace.isTrusted ? null : RESTRICTED_TEXT),
-    noModelText: (session) => (session?.getModel() ? null : NO_MODEL_TEXT),
+    noModelText: (session) => ((session ? session.getModel() : hasModelConfigured()) ? null : NO_MODEL_TEXT),
   };
 }

@@ -19,7 +19,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["src/protocol/**/*.ts", "src/core/tree/**/*.ts"],
+    files: ["src/protocol/**/*.ts", "src/core/tree/**/*.ts", "src/core/export/page-*.ts"],
     rules: {
       "no-restricted-imports": ["error", {
         paths: [{ name: "vscode", message: "The protocol is shared with the webview: no vscode." }],

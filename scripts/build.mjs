@@ -1,5 +1,5 @@
-// One esbuild script, three bundles: the extension (node, cjs, `vscode` external),
-// the webview (browser, iife) and the `arbor` command line (node, cjs, with a shebang).
+// One esbuild script: the extension (node, cjs, `vscode` external), the webviews and the exported
+// page (browser, iife) and the `arbor` command line (node, cjs, with a shebang).
 // Plus pi-ai (Pi's provider layer) and its vendor SDKs as lazily loaded ESM chunks in dist/pi-ai/.
 import * as esbuild from "esbuild";
 import { createHash } from "node:crypto";
@@ -83,6 +83,8 @@ const builds = [
   ...(lazyChunksCurrent ? [] : [lazyChunks]),
   { ...common, entryPoints: ["webview/tree/main.ts"], outfile: "dist/tree.js", platform: "browser", format: "iife", target: "es2022" },
   { ...common, entryPoints: ["webview/chat/main.ts"], outfile: "dist/chat.js", platform: "browser", format: "iife", target: "es2022" },
+  // Inlined into every HTML export (allowed there by its hash): always minified, no source map.
+  { ...common, entryPoints: ["webview/export/main.ts"], outfile: "dist/export.js", platform: "browser", format: "iife", target: "es2022", minify: true, sourcemap: false },
 ].filter((b) => typeof b.entryPoints[0] !== "string" || existsSync(join(root, b.entryPoints[0])));
 
 function copyAssets() {

@@ -12,6 +12,9 @@ Usage:
   arbor label FILE ID TEXT | arbor label FILE ID --clear
   arbor fork FILE ID
   arbor check FILE [--json]
+  arbor export FILE [--leaf ID] [--format html|md] [--out PATH]
+      HTML (default) is written to ./<session file name>.html, Markdown to standard output;
+      --out picks the file (its extension the format), --out - standard output.
 
 Every command accepts --timings (phase times in milliseconds, as JSON on stderr).
 Sessions are found where Pi keeps them: $PI_CODING_AGENT_DIR (default ~/.pi/agent)/sessions/<cwd>,
@@ -23,7 +26,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return command ? 0 : 2;
   }
-  return runCommand(command, rest, { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s) });
+  return runCommand(command, rest, { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s), stdoutIsTerminal: process.stdout.isTTY === true });
 }
 
 main(process.argv.slice(2)).then(

@@ -4,6 +4,7 @@ import { SessionError } from "../core/session/errors";
 import { SessionManager } from "../core/session/session-manager";
 import { formatAge } from "../core/util/format-age";
 import { checkSessionFile } from "./check";
+import { runExport } from "./export";
 import { parseArgs, UsageError } from "./args";
 import { renderTree } from "./render-tree";
 import { escapeTerminal, oneLine } from "./terminal-text";
@@ -12,6 +13,11 @@ import { Timings } from "./timings";
 export interface Output {
   stdout(text: string): void;
   stderr(text: string): void;
+  /**
+   * Standard output is a terminal (absent: assume it is). A document written to a pipe or a file
+   * (`arbor export ... > out.md`) must stay byte-exact; on a terminal it is escaped like the rest.
+   */
+  stdoutIsTerminal?: boolean;
 }
 
 interface Spec {
@@ -29,6 +35,7 @@ const SPECS: Record<string, Spec> = {
   label: { valued: [], switches: ["clear"], min: 2, max: 3, usage: "label FILE ID TEXT|--clear" },
   fork: { valued: [], switches: [], min: 2, max: 2, usage: "fork FILE ID" },
   check: { valued: [], switches: ["json"], min: 1, max: 1, usage: "check FILE [--json]" },
+  export: { valued: ["leaf", "format", "out"], switches: [], min: 1, max: 1, usage: "export FILE [--leaf ID] [--format html|md] [--out PATH]" },
 };
 
 /** Runs one `arbor` command; returns the exit code. Errors are thrown (one line each, by the caller). */
@@ -41,7 +48,7 @@ export async function runCommand(command: string, argv: string[], out: Output): 
   const flag = (name: string) => args.flags.get(name);
   // Session text reaches a terminal: everything but JSON output is escaped as a last line of
   // defence (fields are also escaped one by one, so that none can forge a line of its own).
-  const json = flag("json") === true || command === "context";
+  const json = flag("json") === true || command === "context" || (command === "export" && out.stdoutIsTerminal === false);
   const safe: Output = { stdout: (s) => out.stdout(json ? s : escapeTerminal(s)), stderr: (s) => out.stderr(escapeTerminal(s)) };
   let code = 0;
   try {
@@ -154,5 +161,10 @@ const COMMANDS: Record<string, Command> = {
       out.stdout(`${report.entries} entries, ${report.problems.length} problem${report.problems.length === 1 ? "" : "s"}\n`);
     }
     return report.problems.length ? 1 : 0;
+  },
+
+  export([file], flag, out, timings) {
+    const value = (name: string) => (typeof flag(name) === "string" ? (flag(name) as string) : undefined);
+    return runExport(file!, { leaf: value("leaf"), format: value("format"), out: value("out") }, out, timings);
   },
 };

@@ -10,6 +10,7 @@ import { registerChatCommands } from "./chat/chat-commands";
 import { ChatController } from "./chat/chat-controller";
 import { CHAT_VIEW_ID, ChatViews } from "./chat/chat-view";
 import { registerCommands, type BranchSummarizer } from "./commands";
+import { registerExportCommand } from "./export-command";
 import { hasModelConfigured, sessionConfig } from "./model-config";
 import { SessionHost, type SessionLocation } from "./session-host";
 import { SessionsView } from "./sessions-view";
@@ -91,6 +92,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     void chatViews.reveal();
   };
   context.subscriptions.push(...registerCommands({ host, secrets: context.secrets, sessions, tree, settings: () => settings, summarizer: () => summarizer, log, editText }));
+  context.subscriptions.push(registerExportCommand(host, context.extensionUri, context.extension.packageJSON.version as string, log));
   context.subscriptions.push(new StatusBar(host, () => chat.title()));
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {

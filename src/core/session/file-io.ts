@@ -14,9 +14,13 @@ export async function writeFileAtomic(path: string, content: string | Buffer, ba
   try {
     await handle.writeFile(content);
     await handle.sync();
-  } finally {
+  } catch (err) {
+    // A full disk fails the write: leave no half-written temp file behind.
     await handle.close();
+    await fs.rm(tmp, { force: true });
+    throw err;
   }
+  await handle.close();
   try {
     if (backupPath) await fs.copyFile(path, backupPath);
     await fs.rename(tmp, path);

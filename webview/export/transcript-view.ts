@@ -3,6 +3,7 @@
  * the chat shows them), drawn with `textContent` and the shared markdown sanitiser only. Thinking
  * and tool runs are folded; long transcripts are drawn in chunks as the reader scrolls.
  */
+import { fence } from "../../src/core/export/page-model";
 import type { SessionEntry } from "../../src/core/session/types";
 import { formatTokens } from "../../src/core/tree/entry-view";
 import { buildTranscript, toolResultText, type AssistantItem, type AssistantPart, type ToolResultView, type TranscriptItem } from "../../src/core/transcript";
@@ -15,13 +16,6 @@ const CHUNK = 40;
 const AHEAD = 1200;
 /** Tool-call arguments shown in the folded line, at most. */
 const SUMMARY_LIMIT = 120;
-
-/** A fenced code block for any text: the fence is longer than any backtick run inside. */
-export function fenced(text: string, language: string): string {
-  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
-  const fence = "`".repeat(Math.max(3, longest + 1));
-  return `${fence}${language}\n${text}\n${fence}`;
-}
 
 function markdown(className: string, text: string): HTMLElement {
   const div = el("div", `markdown ${className}`);
@@ -76,7 +70,7 @@ function toolResult(result: ToolResultView): HTMLElement[] {
   if (text) out.push(el("pre", `tool-output${result.isError ? " error" : ""}`, text));
   out.push(...images(result.content.filter((b) => b.type === "image")));
   const diff = (result.details as { diff?: unknown } | undefined)?.diff;
-  if (typeof diff === "string" && diff) out.push(markdown("tool-diff", fenced(diff, "diff")));
+  if (typeof diff === "string" && diff) out.push(markdown("tool-diff", fence(diff, "diff")));
   if (out.length === 0) out.push(el("p", "note", "(no output)"));
   return out;
 }
@@ -85,7 +79,7 @@ function toolCall(part: Extract<AssistantPart, { type: "toolCall" }>): HTMLEleme
   const status = part.result === undefined ? "no result" : part.result.isError ? "error" : "";
   const summary: (HTMLElement | string)[] = [el("span", "tool-name", part.name), el("span", "tool-args", toolCallSummary(part.arguments))];
   if (status) summary.push(el("span", `badge${part.result?.isError ? " error" : ""}`, status));
-  const content = [markdown("tool-arguments", fenced(JSON.stringify(part.arguments, null, 2) ?? "{}", "json"))];
+  const content = [markdown("tool-arguments", fence(JSON.stringify(part.arguments, null, 2) ?? "{}", "json"))];
   if (part.result) content.push(...toolResult(part.result));
   return folded(`tool${part.result?.isError ? " error" : ""}`, summary, ...content);
 }

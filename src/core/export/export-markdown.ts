@@ -2,7 +2,7 @@ import type { SessionReader } from "../session/session-reader";
 import type { ImageContent } from "../session/types";
 import { formatCount, formatTokens } from "../tree/entry-view";
 import { buildTranscript, toolResultText, type AssistantItem, type AssistantPart, type ToolResultView, type TranscriptItem } from "../transcript";
-import { exportTitle } from "./page-model";
+import { exportTitle, fence } from "./page-model";
 
 /**
  * Session text that we place in our own lines (headings, names, labels, paths) reads as text: line
@@ -12,13 +12,6 @@ import { exportTitle } from "./page-model";
  */
 export function escapeInline(text: string): string {
   return text.replace(/\s+/g, " ").trim().replace(/[\\`*_[\]<>&|~#]/g, "\\$&");
-}
-
-/** A fenced block for any text: the fence is longer than any backtick run inside it. */
-export function fence(text: string, info = ""): string {
-  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
-  const f = "`".repeat(Math.max(3, longest + 1));
-  return `${f}${info}\n${text.replace(/\n$/, "")}\n${f}`;
 }
 
 /** Text as a block quote (each line behind "> "), for summaries and thinking. */

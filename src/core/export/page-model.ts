@@ -43,3 +43,10 @@ function oneLine(text: string, max = 80): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
+
+/** A fenced Markdown code block for any text: the fence is longer than any backtick run inside it. */
+export function fence(text: string, info = ""): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const f = "`".repeat(Math.max(3, longest + 1));
+  return `${f}${info}\n${text.replace(/\n$/, "")}\n${f}`;
+}

@@ -98,8 +98,10 @@ export function isTranscriptItem(x: unknown): x is TranscriptItem {
   return isRecord(x) && isId(x.entryId) && isCount(x.timestamp) && itemFieldsOk(x);
 }
 
-function isItems(x: unknown): x is TranscriptItem[] {
-  return isArrayOf(x, CHAT_LIMITS.itemsPerMessage, isTranscriptItem);
+const isSlot = (x: unknown): x is TranscriptItem | null => x === null || isTranscriptItem(x);
+
+function isItems(x: unknown): x is (TranscriptItem | null)[] {
+  return isArrayOf(x, CHAT_LIMITS.itemsPerMessage, isSlot);
 }
 
 function isWindow(x: unknown): x is TranscriptWindow {

@@ -6,9 +6,9 @@
  * Handshake: the webview posts `ready` each time it (re)loads; the host answers with `chatState`
  * (the session, the run state, the model, and the tail of the transcript), then sends increments.
  *
- * The transcript is addressed by index within a generation: the items of one root-to-leaf path. A
- * checkout, a switch or a reset starts a new generation (and sends its tail); appends at the leaf
- * extend it. The webview holds only what it shows: it asks for earlier items with `requestItems`
+ * The transcript is addressed by position within a generation: one slot per entry of the current
+ * root-to-leaf path (null for entries that show nothing). A checkout, a switch or a reset starts a
+ * new generation (and sends its tail); appends at the leaf extend it. The webview holds only what it shows: it asks for earlier items with `requestItems`
  * as the reader scrolls up, so the first paint of a 10,000-message transcript costs the same as
  * that of a short one. A streaming reply travels as small deltas and becomes an item once complete.
  */
@@ -62,14 +62,20 @@ export interface ContextUse {
   window: number;
 }
 
+/**
+ * One position of the path: the item its entry shows, or null for an entry that shows nothing (a
+ * label, a model change, a tool result drawn inside the reply that called it).
+ */
+export type TranscriptSlot = TranscriptItem | null;
+
 /** A window of the transcript. */
 export interface TranscriptWindow {
   generation: number;
-  /** Items on the path in all. */
+  /** Positions on the path in all. */
   total: number;
-  /** Index of `items[0]`. */
+  /** Position of `items[0]`. */
   start: number;
-  items: TranscriptItem[];
+  items: TranscriptSlot[];
 }
 
 // ---------------------------------------------------------------------------
@@ -104,7 +110,7 @@ export interface ItemsAppendedMessage {
   generation: number;
   total: number;
   start: number;
-  items: TranscriptItem[];
+  items: TranscriptSlot[];
 }
 
 /** One earlier item changed in place (a tool call got its result). */
@@ -120,7 +126,7 @@ export interface ItemsMessage {
   type: "items";
   generation: number;
   start: number;
-  items: TranscriptItem[];
+  items: TranscriptSlot[];
 }
 
 /** A reply began streaming. */

@@ -12,12 +12,15 @@ export function replyItem(entryId: string, text: string, extra: Partial<Extract<
   return { kind: "assistant", entryId, parts: [{ type: "text", text }], provider: "demo", model: "demo-model", stopReason: "stop", usage, timestamp: 1_700_000_000_000, ...extra };
 }
 
-/** A realistic mix: prompts, replies with markdown, thinking and tool runs with results. */
-export function mixedItems(count: number, from = 0): TranscriptItem[] {
-  const items: TranscriptItem[] = [];
+/**
+ * A realistic mix of path positions: prompts, replies with thinking and a tool run (whose result
+ * entry shows nothing: null), replies with markdown, and `!cmd` runs.
+ */
+export function mixedItems(count: number, from = 0): (TranscriptItem | null)[] {
+  const items: (TranscriptItem | null)[] = [];
   for (let i = from; i < from + count; i++) {
     const id = `e${i.toString(16).padStart(7, "0")}`;
-    switch (i % 4) {
+    switch (i % 5) {
       case 0:
         items.push(userItem(id, `Question ${i}: can you look at \`src/module-${i % 37}.ts\` and fix the bug in the parser?`));
         break;
@@ -38,6 +41,9 @@ export function mixedItems(count: number, from = 0): TranscriptItem[] {
         });
         break;
       case 2:
+        items.push(null);
+        break;
+      case 3:
         items.push(replyItem(id, `## Step ${i}\n\nThe bug is in the **tokenizer**: it drops the last line.\n\n\`\`\`ts\nfunction parse(text: string) {\n  return text.split("\\n").filter(Boolean);\n}\n\`\`\`\n\n- first point\n- second point with [a link](https://example.com/${i})`));
         break;
       default:
@@ -47,7 +53,7 @@ export function mixedItems(count: number, from = 0): TranscriptItem[] {
   return items;
 }
 
-export function chatState(items: TranscriptItem[], options: { total?: number; start?: number; generation?: number } = {}): ChatStateMessage {
+export function chatState(items: (TranscriptItem | null)[], options: { total?: number; start?: number; generation?: number } = {}): ChatStateMessage {
   const total = options.total ?? items.length;
   return {
     type: "chatState",

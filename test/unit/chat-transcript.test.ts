@@ -1,10 +1,25 @@
 import * as assert from "node:assert/strict";
 import { SessionManager } from "../../src/core/session/session-manager";
-import { ChatTranscript, TAIL_ITEMS } from "../../src/extension/chat/chat-transcript";
+import { ChatTranscript, TAIL_ENTRIES } from "../../src/extension/chat/chat-transcript";
 import { isChatToHostMessage, isHostToChatMessage } from "../../src/protocol/chat-guards";
 import { assistant, user } from "../support/messages";
 
 describe("chat transcript (host side)", () => {
+  it("updates the reply a late tool result belongs to", () => {
+    const sm = SessionManager.inMemory("/w");
+    sm.appendMessage(user("read it"));
+    sm.appendMessage({ ...assistant(""), content: [{ type: "toolCall", id: "c1", name: "read", arguments: { path: "a" } }], stopReason: "toolUse" });
+    const t = new ChatTranscript();
+    t.reset(sm);
+    const changes: { kind: string; updated?: number[]; items?: unknown[] }[] = [];
+    const sub = sm.onDidChange((c) => c.kind === "entries" && changes.push(t.onEntriesAppended(c.entries)));
+    sm.appendMessage({ role: "toolResult", toolCallId: "c1", toolName: "read", content: [{ type: "text", text: "contents" }], isError: false, timestamp: 1 });
+    sub.dispose();
+    assert.deepEqual(changes.map((c) => [c.kind, c.updated, c.items]), [["append", [1], [null]]]);
+    const reply = t.itemAt(1);
+    assert.ok(reply?.kind === "assistant" && reply.parts[0]?.type === "toolCall" && reply.parts[0].result?.isError === false);
+  });
+
   it("extends the shown path with what is appended at its leaf, and sends only the new items", () => {
     const sm = SessionManager.inMemory("/w");
     sm.appendMessage(user("one"));
@@ -16,10 +31,10 @@ describe("chat transcript (host side)", () => {
     sm.appendMessage(assistant("two"));
     sub.dispose();
     assert.equal(changes.length, 1);
-    const change = changes[0] as { kind: string; start: number; items: { kind: string }[] };
+    const change = changes[0] as { kind: string; start: number; items: ({ kind: string } | null)[] };
     assert.equal(change.kind, "append");
     assert.equal(change.start, 1);
-    assert.deepEqual(change.items.map((i) => i.kind), ["assistant"]);
+    assert.deepEqual(change.items.map((i) => i?.kind ?? null), ["assistant"]);
     assert.equal(t.currentGeneration, first.generation);
   });
 
@@ -42,17 +57,24 @@ describe("chat transcript (host side)", () => {
     sm.appendMessage(user("one, again"));
     sub.dispose();
     assert.equal(changes.at(-1)?.kind, "append");
-    assert.deepEqual(t.items.map((i) => (i.kind === "user" ? i.text : i.kind)), ["one, again"]);
+    assert.deepEqual(t.slice(t.currentGeneration, 0, t.length)!.map((i) => (i?.kind === "user" ? i.text : i?.kind ?? null)), ["one, again"]);
   });
 
-  it("sends the tail of a long path and serves earlier items by range", () => {
+  it("sends the tail of a long path, serves earlier items by range, and reads only the entries it shows", () => {
     const sm = SessionManager.inMemory("/w");
-    for (let i = 0; i < 150; i++) sm.appendMessage(i % 2 ? assistant(`a${i}`) : user(`u${i}`));
+    for (let i = 0; i < 300; i++) sm.appendMessage(i % 2 ? assistant(`a${i}`) : user(`u${i}`));
+    const read = new Set<string>();
+    const getEntry = sm.getEntry.bind(sm);
+    sm.getEntry = (id: string) => {
+      read.add(id);
+      return getEntry(id);
+    };
     const t = new ChatTranscript();
     const w = t.reset(sm);
-    assert.equal(w.total, 150);
-    assert.equal(w.items.length, TAIL_ITEMS);
-    assert.equal(w.start, 150 - TAIL_ITEMS);
+    assert.equal(w.total, 300);
+    assert.equal(w.items.length, TAIL_ENTRIES);
+    assert.equal(w.start, 300 - TAIL_ENTRIES);
+    assert.ok(read.size <= TAIL_ENTRIES + 1, `read ${read.size} entries for a tail of ${TAIL_ENTRIES}`);
     const early = t.slice(w.generation, 0, 10)!;
     assert.equal(early.length, 10);
     assert.equal(early[0]?.kind === "user" && early[0].text, "u0");

@@ -162,7 +162,7 @@ describe("Chat webview in Chromium", function () {
     await frame();
     const drawn = await count(".item:not(.item-placeholder)");
     assert.ok(drawn > 0 && drawn <= 60, `drawn ${drawn}`);
-    assert.ok((await text(".item")).includes("Question 9996"), "the last prompt is drawn");
+    assert.ok((await text(".item")).includes("Question 9995"), "the last prompt is drawn");
     await clearPosted();
     await page.evaluate("document.querySelector('.transcript').scrollTop = 0");
     await waitForPage(page, "window.__arbor.posted.some((m) => m.type === 'requestItems')");

@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
 import { SessionManager } from "../../src/core/session/session-manager";
 import type { AssistantMessage, ToolResultMessage } from "../../src/core/session/types";
-import { buildTranscript, TranscriptBuilder } from "../../src/core/transcript";
+import { arrayPath, buildTranscript, PathTranscript } from "../../src/core/transcript";
 import { assistant, user } from "../support/messages";
 
 function toolCallReply(ids: string[]): AssistantMessage {
@@ -32,19 +32,24 @@ describe("transcript of a path", () => {
     assert.equal((c2.result?.content[0] as { text: string }).text, "two");
   });
 
-  it("reports the item a late tool result updates, and a result without its call stands alone", () => {
+  it("knows which reply shows a tool result, and lets a result without its call stand alone", () => {
     const sm = SessionManager.inMemory("/w");
-    const builder = new TranscriptBuilder();
-    const feed = (id: string) => builder.append(sm.getEntry(id)!);
-    feed(sm.appendMessage(user("go")));
-    feed(sm.appendMessage(toolCallReply(["c1"])));
-    const change = feed(sm.appendMessage(result("c1", "ok")));
-    assert.deepEqual(change, { added: [], updated: [1] });
-    const orphan = feed(sm.appendMessage(result("zz", "lost")));
-    assert.equal(orphan.added[0]?.kind, "toolResult");
-    // A second result for the same call is not folded into the first.
-    const dup = feed(sm.appendMessage(result("c1", "again")));
-    assert.equal(dup.added[0]?.kind, "toolResult");
+    sm.appendMessage(user("go"));
+    sm.appendMessage(toolCallReply(["c1"]));
+    sm.appendLabelChange(sm.getLeafId()!, "mid-turn bookkeeping");
+    sm.appendMessage(result("c1", "ok"));
+    sm.appendMessage(result("zz", "lost"));
+    sm.appendMessage(result("c1", "again"));
+    const path = sm.getBranch();
+    const t = new PathTranscript(arrayPath(path));
+    const kinds = path.map((_, i) => t.itemAt(i)?.kind ?? null);
+    // user, reply (holding c1's first result), label, c1's result (shown in the reply), orphan, duplicate.
+    assert.deepEqual(kinds, ["user", "assistant", null, null, "toolResult", "toolResult"]);
+    assert.equal(t.ownerOfResult(3), 1);
+    assert.equal(t.ownerOfResult(4), undefined);
+    const reply = t.itemAt(1);
+    assert.ok(reply?.kind === "assistant" && reply.parts[1]?.type === "toolCall");
+    assert.equal((reply.parts[1].result?.content[0] as { text: string }).text, "ok");
   });
 
   it("shows bash runs, displayed custom messages and summaries, and leaves bookkeeping out", () => {

@@ -129,8 +129,8 @@ export class ChatApp {
       case "itemsAppended":
         if (m.generation !== this.generation) return;
         // A recorded reply replaces its live copy.
-        if (m.items.some((i) => i.kind === "assistant")) this.live.endReply();
-        if (m.items.some((i) => i.kind === "bash")) this.live.endBash();
+        if (m.items.some((i) => i?.kind === "assistant")) this.live.endReply();
+        if (m.items.some((i) => i?.kind === "bash")) this.live.endBash();
         return this.list.put(m.start, m.items, m.total);
       case "itemUpdated":
         if (m.generation === this.generation) this.list.update(m.index, m.item);
@@ -191,7 +191,7 @@ export class ChatApp {
     this.tools.running.clear();
     this.tools.output.clear();
     this.list.reset(t.total, t.start, t.items);
-    this.composer.seedHistory(t.items.flatMap((i) => (i.kind === "user" ? [i.text] : [])));
+    this.composer.seedHistory(t.items.flatMap((i) => (i?.kind === "user" ? [i.text] : [])));
   }
 
   private setSession(session: ChatStateMessage["session"]): void {

@@ -7,7 +7,7 @@
  * Scrolling stays put while heights change: the first visible item is the anchor, and the scroll
  * position follows it. When the reader is at the bottom, new content keeps the view at the bottom.
  */
-import type { TranscriptItem } from "../../src/core/transcript/transcript";
+import type { TranscriptSlot } from "../../src/protocol/chat-messages";
 import { el } from "../shared/dom";
 import { placeholder, renderItem, type FoldState, type LiveTools } from "./item-view";
 
@@ -33,7 +33,8 @@ export class TranscriptList {
   readonly tail = el("div", "tail");
 
   private total = 0;
-  private items: (TranscriptItem | undefined)[] = [];
+  /** By path position: an item, null (the entry shows nothing), or undefined (not loaded yet). */
+  private items: (TranscriptSlot | undefined)[] = [];
   private heights: number[] = [];
   private measured: boolean[] = [];
   private offsets: number[] = [0];
@@ -44,6 +45,8 @@ export class TranscriptList {
   private last = 0;
   private requested = new Set<number>();
   private stuck = true;
+  /** Frames since the last reset: the first one draws the viewport only, the margin follows. */
+  private framesSinceReset = 0;
   private frame = 0;
   private readonly resize: ResizeObserver;
 
@@ -70,21 +73,32 @@ export class TranscriptList {
   }
 
   /** Replaces everything: a new generation with `total` items, of which `items` start at `start`. */
-  reset(total: number, start: number, items: readonly TranscriptItem[]): void {
+  reset(total: number, start: number, items: readonly TranscriptSlot[]): void {
     this.total = total;
-    this.items = new Array<TranscriptItem | undefined>(total);
+    this.items = new Array<TranscriptSlot | undefined>(total);
     this.heights = new Array<number>(total).fill(this.estimate);
     this.measured = new Array<boolean>(total).fill(false);
     this.requested.clear();
-    items.forEach((item, i) => (this.items[start + i] = item));
+    items.forEach((item, i) => this.set(start + i, item));
     this.clearDrawn();
     this.offsetsDirty = true;
     this.stuck = true;
+    this.framesSinceReset = 0;
     this.render();
   }
 
   /** Items appended at the end (or earlier items received). */
-  put(start: number, items: readonly TranscriptItem[], total = this.total): void {
+  /** Stores a slot; an empty one takes no room. */
+  private set(index: number, item: TranscriptSlot): void {
+    this.items[index] = item;
+    if (item === null) {
+      this.heights[index] = 0;
+      this.measured[index] = true;
+      this.offsetsDirty = true;
+    }
+  }
+
+  put(start: number, items: readonly TranscriptSlot[], total = this.total): void {
     if (total > this.total) {
       for (let i = this.total; i < total; i++) {
         this.items.push(undefined);
@@ -97,7 +111,7 @@ export class TranscriptList {
     items.forEach((item, i) => {
       const index = start + i;
       if (index >= this.total) return;
-      this.items[index] = item;
+      this.set(index, item);
       this.requested.delete(index);
       this.drop(index);
     });
@@ -105,9 +119,9 @@ export class TranscriptList {
   }
 
   /** One item changed in place. */
-  update(index: number, item: TranscriptItem): void {
+  update(index: number, item: TranscriptSlot): void {
     if (index >= this.total) return;
-    this.items[index] = item;
+    this.set(index, item);
     this.drop(index);
     this.schedule();
   }
@@ -125,7 +139,7 @@ export class TranscriptList {
   }
 
   /** The loaded item at an index. */
-  itemAt(index: number): TranscriptItem | undefined {
+  itemAt(index: number): TranscriptSlot | undefined {
     return this.items[index];
   }
 
@@ -193,6 +207,9 @@ export class TranscriptList {
     const view = this.element;
     const stick = this.stuck;
     const height = view.clientHeight || 600;
+    // The first frame of a new transcript draws what is visible; the margin comes a frame later.
+    const margin = this.framesSinceReset++ === 0 ? 0 : MARGIN;
+    if (margin === 0) this.schedule();
     // The anchor: the first item visible now, and where it sits in the viewport.
     const anchor = this.indexAt(view.scrollTop);
     const anchorDelta = this.offsetOf(anchor) - view.scrollTop;
@@ -204,10 +221,10 @@ export class TranscriptList {
       last = this.total;
       first = last;
       let covered = 0;
-      while (first > 0 && covered < height + MARGIN) covered += this.heights[--first]!;
+      while (first > 0 && covered < height + margin) covered += this.heights[--first]!;
     } else {
-      first = this.indexAt(Math.max(0, view.scrollTop - MARGIN));
-      last = Math.min(this.total, this.indexAt(view.scrollTop + height + MARGIN) + 1);
+      first = this.indexAt(Math.max(0, view.scrollTop - margin));
+      last = Math.min(this.total, this.indexAt(view.scrollTop + height + margin) + 1);
     }
     this.draw(first, last);
     this.measure();
@@ -230,6 +247,7 @@ export class TranscriptList {
     }
     let before: HTMLElement | null = null;
     for (let i = last - 1; i >= first; i--) {
+      if (this.items[i] === null) continue;
       let node = this.drawn.get(i);
       if (!node) {
         const item = this.items[i];
@@ -262,7 +280,17 @@ export class TranscriptList {
       count++;
     }
     if (count > 0) {
-      const estimate = Math.max(32, Math.round(sum / count));
+      // An unknown position is an item or an empty slot (a tool result shown in its reply, a label):
+      // weigh the drawn items' average by the share of empty slots among those loaded.
+      let loaded = 0;
+      let empty = 0;
+      for (const item of this.items) {
+        if (item === undefined) continue;
+        loaded++;
+        if (item === null) empty++;
+      }
+      const share = loaded > 0 ? 1 - empty / loaded : 1;
+      const estimate = Math.max(8, Math.round((sum / count) * share));
       if (Math.abs(estimate - this.estimate) > this.estimate * 0.25) {
         // Items never drawn take the new average, so the scroll bar stays honest.
         this.estimate = estimate;

@@ -4,16 +4,14 @@
  *
  * A tool call and its result are two entries in the file (the assistant message, then a toolResult
  * message); the transcript pairs them, so a tool run reads as one foldable part of the reply that
- * asked for it. A result whose call is not on the path stands alone.
+ * asked for it, and the result's own entry shows nothing. A result whose call is not on the path
+ * stands alone.
+ *
+ * Items are addressed by their entry's position on the path, and each is computed from a few
+ * neighbouring entries only, so a front end can ask for the items near the viewport of a
+ * 10,000-message path without anything else being read.
  */
-import type {
-  AssistantMessage,
-  ImageContent,
-  SessionEntry,
-  StopReason,
-  TextContent,
-  Usage,
-} from "../session/types";
+import type { AssistantMessage, ImageContent, SessionEntry, StopReason, TextContent, Usage } from "../session/types";
 
 /** The outcome of one tool call. */
 export interface ToolResultView {
@@ -103,11 +101,10 @@ export type TranscriptItem =
   | CompactionItem
   | BranchSummaryItem;
 
-/** What one entry did to a transcript: items added at the end, and earlier items that changed. */
-export interface TranscriptChange {
-  added: TranscriptItem[];
-  /** Index in the transcript of each item that changed in place (a tool call that got its result). */
-  updated: number[];
+/** A path as the transcript reads it: its length and its entries by position (root first). */
+export interface PathSource {
+  readonly length: number;
+  entryAt(index: number): SessionEntry | undefined;
 }
 
 function textAndImages(content: string | (TextContent | ImageContent)[]): { text: string; images: ImageContent[] } {
@@ -126,7 +123,7 @@ function timeOf(entry: SessionEntry): number {
   return Number.isFinite(ms) ? ms : 0;
 }
 
-/** The parts of an assistant message (tool results are attached later). */
+/** The parts of an assistant message (tool results are attached separately). */
 export function assistantParts(message: Pick<AssistantMessage, "content">): AssistantPart[] {
   const parts: AssistantPart[] = [];
   for (const block of message.content) {
@@ -137,96 +134,135 @@ export function assistantParts(message: Pick<AssistantMessage, "content">): Assi
   return parts;
 }
 
-/**
- * Builds a transcript entry by entry, so that appends cost only the new entries: the chat keeps one
- * per shown path and feeds it each entry appended at the leaf.
- */
-export class TranscriptBuilder {
-  readonly items: TranscriptItem[] = [];
-  /** toolCallId -> index of the assistant item holding the call (calls still waiting for a result). */
-  private readonly pendingCalls = new Map<string, number>();
+function toolResultOf(entry: SessionEntry): (ToolResultView & { toolCallId: string; toolName: string }) | undefined {
+  if (entry.type !== "message" || entry.message.role !== "toolResult") return undefined;
+  const m = entry.message;
+  const view: ToolResultView & { toolCallId: string; toolName: string } = { entryId: entry.id, content: m.content, isError: m.isError, toolCallId: m.toolCallId, toolName: m.toolName };
+  if (m.details !== undefined) view.details = m.details;
+  return view;
+}
 
-  /** Adds the item(s) of one entry appended at the end of the path. */
-  append(entry: SessionEntry): TranscriptChange {
-    const change: TranscriptChange = { added: [], updated: [] };
-    const add = (item: TranscriptItem): void => {
-      this.items.push(item);
-      change.added.push(item);
-    };
-    const base = { entryId: entry.id, timestamp: timeOf(entry) };
-    switch (entry.type) {
-      case "message": {
-        const m = entry.message;
-        if (m.role === "user") add({ ...base, kind: "user", ...textAndImages(m.content), timestamp: m.timestamp ?? base.timestamp });
-        else if (m.role === "assistant") {
-          const item: AssistantItem = {
-            ...base,
-            kind: "assistant",
-            parts: assistantParts(m),
-            provider: m.provider,
-            model: m.model,
-            stopReason: m.stopReason,
-            timestamp: m.timestamp ?? base.timestamp,
-          };
-          if (m.errorMessage !== undefined) item.errorMessage = m.errorMessage;
-          if (m.usage) item.usage = m.usage;
-          const index = this.items.length;
-          for (const part of item.parts) if (part.type === "toolCall") this.pendingCalls.set(part.id, index);
-          add(item);
-        } else if (m.role === "toolResult") {
-          const result: ToolResultView = { entryId: entry.id, content: m.content, isError: m.isError };
-          if (m.details !== undefined) result.details = m.details;
-          const index = this.pendingCalls.get(m.toolCallId);
-          const owner = index === undefined ? undefined : this.items[index];
-          const part = owner?.kind === "assistant" ? owner.parts.find((p) => p.type === "toolCall" && p.id === m.toolCallId && !p.result) : undefined;
-          if (index !== undefined && part?.type === "toolCall") {
-            part.result = result;
-            this.pendingCalls.delete(m.toolCallId);
-            change.updated.push(index);
-          } else {
-            add({ ...base, kind: "toolResult", toolCallId: m.toolCallId, toolName: m.toolName, result, timestamp: m.timestamp ?? base.timestamp });
-          }
-        } else if (m.role === "bashExecution") {
-          const item: BashItem = {
-            ...base,
-            kind: "bash",
-            command: m.command,
-            output: m.output,
-            exitCode: m.exitCode,
-            cancelled: m.cancelled,
-            truncated: m.truncated,
-            excludeFromContext: m.excludeFromContext === true,
-            timestamp: m.timestamp ?? base.timestamp,
-          };
-          if (m.fullOutputPath) item.fullOutputPath = m.fullOutputPath;
-          add(item);
-        } else if (m.role === "custom" && m.display) {
-          add({ ...base, kind: "custom", customType: m.customType, ...textAndImages(m.content), timestamp: m.timestamp ?? base.timestamp });
-        }
-        break;
+/** Entries that sit between a reply and its results without breaking the turn (bookkeeping). */
+function isBookkeeping(entry: SessionEntry): boolean {
+  return entry.type !== "message" && entry.type !== "custom_message" && entry.type !== "compaction" && entry.type !== "branch_summary";
+}
+
+/** The tool call ids of an assistant entry, or undefined for any other entry. */
+function callIdsOf(entry: SessionEntry): string[] | undefined {
+  if (entry.type !== "message" || entry.message.role !== "assistant") return undefined;
+  const ids: string[] = [];
+  for (const block of entry.message.content) if (block.type === "toolCall") ids.push(block.id);
+  return ids;
+}
+
+/** The item an entry stands for on its own (tool results not yet paired), or null when it shows nothing. */
+export function itemOfEntry(entry: SessionEntry): TranscriptItem | null {
+  const base = { entryId: entry.id, timestamp: timeOf(entry) };
+  switch (entry.type) {
+    case "message": {
+      const m = entry.message;
+      const at = { ...base, timestamp: m.timestamp ?? base.timestamp };
+      if (m.role === "user") return { ...at, kind: "user", ...textAndImages(m.content) };
+      if (m.role === "assistant") {
+        const item: AssistantItem = { ...at, kind: "assistant", parts: assistantParts(m), provider: m.provider, model: m.model, stopReason: m.stopReason };
+        if (m.errorMessage !== undefined) item.errorMessage = m.errorMessage;
+        if (m.usage) item.usage = m.usage;
+        return item;
       }
-      case "custom_message":
-        if (entry.display) add({ ...base, kind: "custom", customType: entry.customType, ...textAndImages(entry.content) });
-        break;
-      case "compaction":
-        add({ ...base, kind: "compaction", summary: entry.summary, tokensBefore: entry.tokensBefore, firstKeptEntryId: entry.firstKeptEntryId });
-        break;
-      case "branch_summary":
-        add({ ...base, kind: "branchSummary", summary: entry.summary, fromId: entry.fromId });
-        break;
-      default:
-        // Labels, names, model and thinking changes, extension state: bookkeeping, not conversation.
-        break;
+      if (m.role === "toolResult") {
+        const { toolCallId, toolName, ...result } = toolResultOf(entry)!;
+        return { ...at, kind: "toolResult", toolCallId, toolName, result };
+      }
+      if (m.role === "bashExecution") {
+        const item: BashItem = { ...at, kind: "bash", command: m.command, output: m.output, exitCode: m.exitCode, cancelled: m.cancelled, truncated: m.truncated, excludeFromContext: m.excludeFromContext === true };
+        if (m.fullOutputPath) item.fullOutputPath = m.fullOutputPath;
+        return item;
+      }
+      if (m.role === "custom" && m.display) return { ...at, kind: "custom", customType: m.customType, ...textAndImages(m.content) };
+      return null;
     }
-    return change;
+    case "custom_message":
+      return entry.display ? { ...base, kind: "custom", customType: entry.customType, ...textAndImages(entry.content) } : null;
+    case "compaction":
+      return { ...base, kind: "compaction", summary: entry.summary, tokensBefore: entry.tokensBefore, firstKeptEntryId: entry.firstKeptEntryId };
+    case "branch_summary":
+      return { ...base, kind: "branchSummary", summary: entry.summary, fromId: entry.fromId };
+    default:
+      // Labels, names, model and thinking changes, extension state: bookkeeping, not conversation.
+      return null;
   }
 }
 
-/** The transcript of a path (root first). */
+/** The transcript of a path, item by item: each item is computed from its entry and its neighbours. */
+export class PathTranscript {
+  constructor(private readonly path: PathSource) {}
+
+  /**
+   * Where the call answered by the tool result at `index` is shown: the position of the assistant
+   * entry before it that made the call, or undefined when the call is not on the path.
+   */
+  ownerOfResult(index: number): number | undefined {
+    const result = this.path.entryAt(index);
+    const toolCallId = result && toolResultOf(result)?.toolCallId;
+    if (toolCallId === undefined) return undefined;
+    for (let k = index - 1; k >= 0; k--) {
+      const entry = this.path.entryAt(k);
+      if (!entry) return undefined;
+      const earlier = toolResultOf(entry);
+      // An earlier result for the same call is the one the reply shows: this one stands alone.
+      if (earlier?.toolCallId === toolCallId) return undefined;
+      if (earlier || isBookkeeping(entry)) continue;
+      return callIdsOf(entry)?.includes(toolCallId) ? k : undefined;
+    }
+    return undefined;
+  }
+
+  /** The item shown for the entry at `index`, or null when that entry shows nothing. */
+  itemAt(index: number): TranscriptItem | null {
+    const entry = this.path.entryAt(index);
+    if (!entry) return null;
+    const item = itemOfEntry(entry);
+    if (item?.kind === "toolResult") return this.ownerOfResult(index) === undefined ? item : null;
+    if (item?.kind === "assistant") this.attachResults(item, index);
+    return item;
+  }
+
+  /** Pairs an assistant item's calls with the results that follow it on the path. */
+  private attachResults(item: AssistantItem, index: number): void {
+    const open = new Map<string, Extract<AssistantPart, { type: "toolCall" }>>();
+    for (const part of item.parts) if (part.type === "toolCall" && !open.has(part.id)) open.set(part.id, part);
+    for (let j = index + 1; open.size > 0 && j < this.path.length; j++) {
+      const entry = this.path.entryAt(j);
+      if (!entry) break;
+      const result = toolResultOf(entry);
+      if (result) {
+        const part = open.get(result.toolCallId);
+        if (part) {
+          const { toolCallId: _id, toolName: _name, ...view } = result;
+          part.result = view;
+          open.delete(result.toolCallId);
+        }
+        continue;
+      }
+      if (!isBookkeeping(entry)) break;
+    }
+  }
+}
+
+/** A path given as an array of entries. */
+export function arrayPath(entries: readonly SessionEntry[]): PathSource {
+  return { length: entries.length, entryAt: (i) => entries[i] };
+}
+
+/** The transcript of a whole path (root first), without the entries that show nothing. */
 export function buildTranscript(path: readonly SessionEntry[]): TranscriptItem[] {
-  const builder = new TranscriptBuilder();
-  for (const entry of path) builder.append(entry);
-  return builder.items;
+  const transcript = new PathTranscript(arrayPath(path));
+  const items: TranscriptItem[] = [];
+  for (let i = 0; i < path.length; i++) {
+    const item = transcript.itemAt(i);
+    if (item) items.push(item);
+  }
+  return items;
 }
 
 /** The plain text of a tool result's text blocks. */

@@ -135,7 +135,7 @@ export class ChatController implements vscode.Disposable {
     const session = this.session;
     if (!session) return null;
     const sm: SessionManager = session.sessionManager;
-    return { sessionId: sm.getSessionId(), title: chatSessionTitle(sm, this.transcript.items), readOnly: sm.getReadOnlyReason() ?? null, restriction: this.actions.restriction() };
+    return { sessionId: sm.getSessionId(), title: chatSessionTitle(sm, sm.getSessionName() === undefined ? this.transcript.firstUserText() : undefined), readOnly: sm.getReadOnlyReason() ?? null, restriction: this.actions.restriction() };
   }
 
   private contextUse(): ContextUse | null {
@@ -192,11 +192,11 @@ export class ChatController implements vscode.Disposable {
     } else if (update.kind === "append") {
       const generation = this.transcript.currentGeneration;
       for (const index of update.updated) {
-        const item = this.transcript.items[index];
+        const item = this.transcript.itemAt(index);
         if (item) this.broadcast({ type: "itemUpdated", generation, index, item });
       }
-      if (update.items.length) this.broadcast({ type: "itemsAppended", generation, total: this.transcript.items.length, start: update.start, items: update.items });
-      if (update.items.some((i) => i.kind === "user")) this.refreshSessionInfo();
+      if (update.items.length) this.broadcast({ type: "itemsAppended", generation, total: this.transcript.length, start: update.start, items: update.items });
+      if (update.items.some((i) => i?.kind === "user")) this.refreshSessionInfo();
     }
   }
 

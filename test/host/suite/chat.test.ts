@@ -106,7 +106,7 @@ describe("the chat in the extension host", function () {
     surface.clear();
     server.script(reply.text("Hello from **the model**, in pieces.", { chunks: 5, delayMs: 20 }));
     send("say hello");
-    await until(() => surface.of("itemsAppended").some((m) => m.items.some((i) => i.kind === "assistant")), "the reply item");
+    await until(() => surface.of("itemsAppended").some((m) => m.items.some((i) => i?.kind === "assistant")), "the reply item");
     await idle();
     assert.ok(surface.of("replyDelta").length >= 3, "the reply arrived as deltas");
     assert.equal(surface.of("replyDelta").map((d) => d.delta).join(""), "Hello from **the model**, in pieces.");
@@ -128,7 +128,7 @@ describe("the chat in the extension host", function () {
     await until(() => surface.of("replyDelta").length >= 3, "the first deltas");
     chat().receive(surface, { type: "stop" });
     await idle();
-    const recorded = surface.of("itemsAppended").flatMap((m) => m.items).find((i) => i.kind === "assistant");
+    const recorded = surface.of("itemsAppended").flatMap((m) => m.items).find((i) => i?.kind === "assistant");
     assert.ok(recorded && recorded.kind === "assistant");
     assert.equal(recorded.stopReason, "aborted");
     const ref = await readBack();
@@ -144,7 +144,7 @@ describe("the chat in the extension host", function () {
     server.script(reply.error(400, { error: { message: "the scripted server broke" } }));
     send("this will fail");
     await idle();
-    const recorded = surface.of("itemsAppended").flatMap((m) => m.items).find((i) => i.kind === "assistant");
+    const recorded = surface.of("itemsAppended").flatMap((m) => m.items).find((i) => i?.kind === "assistant");
     assert.ok(recorded && recorded.kind === "assistant" && recorded.stopReason === "error");
     assert.match(recorded.errorMessage ?? "", /the scripted server broke/);
     const last = lastMessage(await readBack());
@@ -155,14 +155,14 @@ describe("the chat in the extension host", function () {
   it("runs !cmd as a shell command and records it with its exit code; !!cmd stays out of the context", async () => {
     surface.clear();
     send("!echo hi-from-bash && exit 3");
-    await until(() => surface.of("itemsAppended").some((m) => m.items.some((i) => i.kind === "bash")), "the bash item");
-    const bash = surface.of("itemsAppended").flatMap((m) => m.items).find((i) => i.kind === "bash");
+    await until(() => surface.of("itemsAppended").some((m) => m.items.some((i) => i?.kind === "bash")), "the bash item");
+    const bash = surface.of("itemsAppended").flatMap((m) => m.items).find((i) => i?.kind === "bash");
     assert.ok(bash && bash.kind === "bash");
     assert.equal(bash.exitCode, 3);
     assert.match(bash.output, /hi-from-bash/);
     assert.ok(surface.of("bashProgress").some((p) => p.state === "start"));
     send("!!echo private");
-    await until(() => surface.of("itemsAppended").flatMap((m) => m.items).filter((i) => i.kind === "bash").length === 2, "the second bash item");
+    await until(() => surface.of("itemsAppended").flatMap((m) => m.items).filter((i) => i?.kind === "bash").length === 2, "the second bash item");
     await sm().flush();
     const context = sm().buildSessionContext().messages;
     const excluded = context.filter((m) => m.role === "bashExecution" && m.excludeFromContext);
@@ -173,7 +173,7 @@ describe("the chat in the extension host", function () {
     surface.clear();
     server.script(reply.text("## Goal\nSay hello and survive errors.\n\n## Progress\n- greeted"));
     send("/compact keep the greeting");
-    await until(() => surface.of("itemsAppended").some((m) => m.items.some((i) => i.kind === "compaction")), "the compaction card");
+    await until(() => surface.of("itemsAppended").some((m) => m.items.some((i) => i?.kind === "compaction")), "the compaction card");
     await idle();
     const summaryRequest = JSON.stringify(server.requests.at(-1)!.body);
     assert.match(summaryRequest, /keep the greeting/, "the instructions reached the summary request");
@@ -196,10 +196,10 @@ describe("the chat in the extension host", function () {
     surface.clear();
     server.script(reply.text("## Goal\nAuto summary"), reply.text("Answer after compacting."));
     send("and now?");
-    await until(() => surface.of("itemsAppended").some((m) => m.items.some((i) => i.kind === "assistant")), "the answer");
+    await until(() => surface.of("itemsAppended").some((m) => m.items.some((i) => i?.kind === "assistant")), "the answer");
     await idle();
     assert.ok(surface.of("runState").some((m) => m.run?.kind === "compaction"), "the chat said it was compacting");
-    assert.ok(surface.of("itemsAppended").some((m) => m.items.some((i) => i.kind === "compaction")), "the compaction card");
+    assert.ok(surface.of("itemsAppended").some((m) => m.items.some((i) => i?.kind === "compaction")), "the compaction card");
     const kinds = sm().getBranch().map((e) => (e.type === "message" ? e.message.role : e.type));
     assert.deepEqual(kinds.slice(-4), ["assistant", "compaction", "user", "assistant"]);
     const ref = await readBack();
@@ -217,7 +217,7 @@ describe("the chat in the extension host", function () {
     // Leave the branch with a summary (what the checkout's "Summarize" choice runs).
     const result = await arbor.testing!.agentSession!.navigateTree(firstUser.id, { summarize: true });
     assert.equal(result.editText, "say hello");
-    await until(() => surface.of("transcriptReset").some((m) => m.transcript.items.some((i) => i.kind === "branchSummary")), "the summary card in the chat");
+    await until(() => surface.of("transcriptReset").some((m) => m.transcript.items.some((i) => i?.kind === "branchSummary")), "the summary card in the chat");
     const ref = await readBack();
     assert.ok(ref.getEntries().some((e) => e.type === "branch_summary"), "the branch summary is in the file");
 

@@ -39,7 +39,7 @@ describe("AgentSessionRuntime replacement", () => {
           const targetOpen = e.targetSessionFile !== undefined && existsSync(lockPathFor(e.targetSessionFile));
           log.push(`3 shutdown ${e.reason} (target ${targetOpen ? "open" : "not open"}, ctx ${ctx.sessionFile === oldContext.sessionFile ? "old" : "new"}, ${live()})`);
         },
-        session_start: (e, ctx) => void log.push(`7 start ${e.reason} (ctx ${ctx.sessionFile === e.previousSessionFile ? "old" : "new"}, ${live()})`),
+        session_start: (e, ctx) => void log.push(`8 start ${e.reason} (ctx ${ctx.sessionFile === e.previousSessionFile ? "old" : "new"}, ${live()})`),
       },
     });
     return { oldContext };
@@ -51,11 +51,12 @@ describe("AgentSessionRuntime replacement", () => {
 
   it("switchSession runs the nine steps in order", async () => {
     const log: string[] = [];
+    let other = "";
     const runtime = await startRuntime(kit, {
       configureSession: () => (log.push("6 build new session"), kit.config()),
-      rebind: (session) => void log.push(`8 rebind (${session.sessionManager.getSessionFile() === other ? "new" : "old"} session)`),
+      rebind: (session) => void log.push(`7 rebind (${session.sessionManager.getSessionFile() === other ? "new" : "old"} session)`),
     });
-    const other = await writeOtherSession(kit);
+    other = await writeOtherSession(kit);
     log.length = 0;
     recorder(runtime, log);
     const result = await runtime.switchSession(other, options(log));
@@ -65,8 +66,8 @@ describe("AgentSessionRuntime replacement", () => {
       "3 shutdown resume (target open, ctx old, old-live)",
       "4 dispose old session (old-live)",
       "6 build new session",
-      "7 start resume (ctx new, old-stale)",
-      "8 rebind (new session)",
+      "7 rebind (new session)",
+      "8 start resume (ctx new, old-stale)",
       "9 withSession (has entries)",
     ]);
     assert.equal(runtime.session.sessionManager.getSessionFile(), other);
@@ -80,7 +81,7 @@ describe("AgentSessionRuntime replacement", () => {
     let log: string[] = [];
     recorder(runtime, log);
     await runtime.newSession(options(log));
-    assert.equal(steps(log), "13479");
+    assert.equal(steps(log), "13489");
     assert.match(log[1]!, /shutdown new \(target open/);
 
     kit.server.script(reply.text("answer in new"));
@@ -90,13 +91,13 @@ describe("AgentSessionRuntime replacement", () => {
     recorder(runtime, log);
     const fork = await runtime.fork(user.id, options(log));
     assert.equal(fork.selectedText, "question in new");
-    assert.equal(steps(log), "13479");
+    assert.equal(steps(log), "13489");
     assert.match(log[0]!, /before_fork before/);
 
     log = [];
     recorder(runtime, log);
     await runtime.reload(options(log));
-    assert.equal(steps(log), "3479", "reload has no before-event");
+    assert.equal(steps(log), "3489", "reload has no before-event");
     assert.match(log[0]!, /shutdown reload/);
     assert.match(log[2]!, /start reload/);
     await runtime.dispose();

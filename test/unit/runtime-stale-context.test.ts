@@ -30,6 +30,13 @@ function assertEveryMemberThrowsStale(context: ExtensionContext, leafId: string)
     ["getBranch", () => context.getBranch()],
     ["getTree", () => context.getTree()],
     ["getLabel", () => context.getLabel(leafId)],
+    ["sendUserMessage", () => context.sendUserMessage(PROBE)],
+    ["isIdle", () => context.isIdle()],
+    ["waitForIdle", () => context.waitForIdle()],
+    ["newSession", () => context.newSession()],
+    ["switchSession", () => context.switchSession("/nowhere.jsonl")],
+    ["fork", () => context.fork(leafId)],
+    ["navigateTree", () => context.navigateTree(leafId)],
   ];
   const members = new Set([...Object.keys(context), ...Object.getOwnPropertyNames(context)]);
   assert.deepEqual([...members].sort(), calls.map(([name]) => name).sort(), "the test covers every member");

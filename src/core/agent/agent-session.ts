@@ -8,16 +8,20 @@ import type {
   TextContent,
   ThinkingLevel,
   UserMessage,
+  AgentMessage,
+  StoredMessage,
 } from "../session/types";
 import { DisposableStore, type Disposable } from "../util/disposable";
 import { Emitter } from "../util/emitter";
-import { runTurnLoop } from "./agent-loop";
+import { recordQueued, recordRunMessage, runTurnLoop } from "./agent-loop";
 import { runBashCommand, type BashRunResult } from "./bash-command";
 import { lastAssistantOf, measureContextUsage, type ContextUsage } from "./auto-compaction";
 import type { CompactionRunOutcome } from "./compaction-runner";
 import { AgentError, NO_MODEL_MESSAGE, readOnlyMessage, SHELL_DISABLED_MESSAGE } from "./errors";
 import { eventForSessionChange, type AgentSessionEvent } from "./events";
+import type { InputSource, SystemPromptOptions } from "./hook-events";
 import type { AgentSessionHooks } from "./hooks";
+import { MessageQueue, type QueuedMessage } from "./message-queue";
 import { ModelSelection, type ModelSource } from "./model-selection";
 import { DEFAULT_OUTPUT_LIMITS, type OutputLimits } from "./output/output-limits";
 import type { ModelInfo, ModelProvider, ToolDefinition } from "./providers/provider";
@@ -64,8 +68,31 @@ export interface AgentSessionOptions extends AgentSessionConfig {
   hooks?: AgentSessionHooks;
 }
 
-/** What `prompt` did: a model reply (the last of the run), or a shell command for `!cmd`. */
-export type PromptResult = { kind: "reply"; message: AssistantMessage } | ({ kind: "bash" } & BashRunResult);
+/**
+ * What `prompt` did: a model reply (the last of the run), a shell command for `!cmd`, a prompt an
+ * extension handled itself (`input` answered "handled"), or a prompt queued into the running reply.
+ */
+export type PromptResult =
+  | { kind: "reply"; message: AssistantMessage }
+  | ({ kind: "bash" } & BashRunResult)
+  | { kind: "handled" }
+  | { kind: "queued"; entryId: string };
+
+/** Options of `prompt`. */
+export interface PromptOptions {
+  signal?: AbortSignal;
+  images?: ImageContent[];
+  /** Who sent it (extensions see it in `input`); default "interactive". */
+  source?: InputSource;
+  /** While a reply runs: queue the prompt into it (without this, a second prompt is refused as busy). */
+  streamingBehavior?: "steer" | "followUp";
+}
+
+/** Options of `sendCustomMessage` (Pi's sendMessage options). */
+export interface SendCustomMessageOptions {
+  triggerTurn?: boolean;
+  deliverAs?: "steer" | "followUp" | "nextTurn";
+}
 
 /** What `compact` did. */
 export type CompactOutcome = CompactionRunOutcome;
@@ -92,6 +119,9 @@ export class AgentSession implements Disposable {
   private readonly limits: OutputLimits;
   private readonly slots = new RunSlots();
   private readonly compactor: SessionCompactor;
+  private readonly queue = new MessageQueue();
+  /** An agent run (not a compaction or summary) is going: messages sent now are steered into it. */
+  private running = false;
   private disposed = false;
 
   constructor(private readonly options: AgentSessionOptions) {
@@ -141,6 +171,22 @@ export class AgentSession implements Disposable {
   isBashRunning(): boolean {
     return this.slots.isBusy("bash");
   }
+  /** Nothing runs: no prompt, compaction or summary (Pi's isIdle). */
+  isIdle(): boolean {
+    return !this.slots.isBusy("run");
+  }
+  /** Resolves once nothing runs (also when a new run started while waiting and has ended too). */
+  async waitForIdle(): Promise<void> {
+    while (this.slots.isBusy("run")) await this.slots.whenFree("run");
+  }
+  /** The abort signal of the running prompt, compaction or summary (undefined when idle). */
+  getSignal(): AbortSignal | undefined {
+    return this.slots.signal("run");
+  }
+  /** Messages are waiting for the running reply. */
+  hasPendingMessages(): boolean {
+    return this.queue.has("steer") || this.queue.has("followUp");
+  }
   isReadOnly(): boolean {
     return this.sessionManager.isReadOnly();
   }
@@ -153,6 +199,22 @@ export class AgentSession implements Disposable {
   }
   setToolPolicy(policy: ToolPolicy): void {
     this.tools.setPolicy(policy);
+  }
+  /** Tools registered by extensions (offered with the built-ins; a same-named one replaces a built-in). */
+  setExtensionTools(tools: readonly AgentTool[]): void {
+    this.tools.setExtensionTools(tools);
+  }
+  /** Restricts the tools offered to these names (undefined: all). */
+  setActiveTools(names: readonly string[] | undefined): void {
+    this.tools.setActiveTools(names);
+  }
+  /** Every tool, offered or not. */
+  getAllTools(): AgentTool[] {
+    return this.tools.allTools();
+  }
+  /** The system prompt the next model call would get. */
+  getSystemPrompt(): string {
+    return this.systemPromptFor(this.tools.definitions());
   }
   /** How full the model's context window is, for a status display. */
   getContextUsage(): ContextUsage | undefined {
@@ -168,6 +230,7 @@ export class AgentSession implements Disposable {
   setModel(model: ModelInfo): boolean {
     this.assertOpen();
     const levelBefore = this.selection.thinkingLevel;
+    const previous = this.selection.model;
     let changed: boolean;
     try {
       changed = this.selection.setModel(model);
@@ -176,7 +239,12 @@ export class AgentSession implements Disposable {
     }
     if (changed) this.emit({ type: "model_changed", model });
     // The level is clamped to what the new model takes.
-    if (this.selection.thinkingLevel !== levelBefore) this.emit({ type: "thinking_level_changed", level: this.selection.thinkingLevel });
+    if (this.selection.thinkingLevel !== levelBefore) {
+      this.emit({ type: "thinking_level_changed", level: this.selection.thinkingLevel });
+      this.options.hooks?.notify?.({ type: "thinking_level_select", level: this.selection.thinkingLevel, previousLevel: levelBefore });
+    }
+    // As in Pi: a clamped thinking level first, then the model.
+    if (changed) this.options.hooks?.notify?.({ type: "model_select", model, previousModel: previous, source: "set" });
     return changed;
   }
 
@@ -186,8 +254,12 @@ export class AgentSession implements Disposable {
    */
   setThinkingLevel(level: ThinkingLevel): boolean {
     this.assertOpen();
+    const previousLevel = this.selection.thinkingLevel;
     const changed = this.selection.setThinkingLevel(level);
-    if (changed) this.emit({ type: "thinking_level_changed", level: this.selection.thinkingLevel });
+    if (changed) {
+      this.emit({ type: "thinking_level_changed", level: this.selection.thinkingLevel });
+      this.options.hooks?.notify?.({ type: "thinking_level_select", level: this.selection.thinkingLevel, previousLevel });
+    }
     return changed;
   }
 
@@ -200,43 +272,50 @@ export class AgentSession implements Disposable {
 
   /**
    * Sends a prompt and runs the agent loop until the model stops; `!cmd` and `!!cmd` run a shell
-   * command instead. Stopping (`signal` or `abort()`) ends the reply with stopReason "aborted",
-   * keeping what streamed. Rejects with AgentError when the session is read-only, busy or has no model.
+   * command instead. Extensions see it first (`input`: transform or handle it) and may add to it
+   * (`before_agent_start`). Stopping (`signal` or `abort()`) ends the reply with stopReason
+   * "aborted", keeping what streamed. Rejects with AgentError when the session is read-only, busy
+   * (unless `streamingBehavior` queues it into the running reply) or has no model.
    */
-  async prompt(text: string, options: { signal?: AbortSignal; images?: ImageContent[] } = {}): Promise<PromptResult> {
+  async prompt(text: string, options: PromptOptions = {}): Promise<PromptResult> {
     this.assertOpen();
     if (text.startsWith("!")) {
       const excludeFromContext = text.startsWith("!!");
       const result = await this.runBash(text.slice(excludeFromContext ? 2 : 1), { excludeFromContext, signal: options.signal });
       return { kind: "bash", ...result };
     }
+    let images = options.images;
+    const hooks = this.options.hooks;
+    if (hooks?.input) {
+      const answer = await hooks.input({ type: "input", text, images, source: options.source ?? "interactive" });
+      if (answer?.action === "handled") return { kind: "handled" };
+      if (answer?.action === "transform") ({ text, images } = { text: answer.text, images: answer.images ?? images });
+    }
     this.assertWritable();
-    const { provider, model } = this.requireModel();
+    const content: (TextContent | ImageContent)[] = [{ type: "text", text }, ...(images ?? [])];
+    if (this.running && options.streamingBehavior) {
+      const user: UserMessage = { role: "user", content, timestamp: Date.now() };
+      return { kind: "queued", entryId: await this.queue.enqueue(options.streamingBehavior, user) };
+    }
+    this.requireModel();
     return this.exclusive(options.signal, async (signal) => {
-      this.emit({ type: "run_start" });
       let last: AssistantMessage | undefined;
+      this.emit({ type: "run_start" });
       try {
         await this.compactor.ifOverThreshold(lastAssistantOf(this.sessionManager.buildSessionContext().messages), signal);
         this.selection.record();
-        const content: (TextContent | ImageContent)[] = [{ type: "text", text }, ...(options.images ?? [])];
         const user: UserMessage = { role: "user", content, timestamp: Date.now() };
-        this.emit({ type: "message_start", message: user });
-        this.emit({ type: "message_end", message: user, entryId: this.sessionManager.appendMessage(user) });
-        last = await runTurnLoop({
-          sessionManager: this.sessionManager,
-          provider,
-          model,
-          thinkingLevel: this.selection.thinkingLevel,
-          tools: this.tools,
-          systemPrompt: (tools) => this.systemPromptFor(tools),
-          signal,
-          limits: this.limits,
-          allowShell: this.allowShell,
-          outputDirectory: this.options.outputDirectory,
-          maxTurns: this.options.maxTurns ?? 50,
-          emit: (event) => this.emit(event),
-          recoverFromOverflow: () => this.compactor.auto("overflow", signal),
-        });
+        let systemPrompt: string | undefined;
+        const injected: StoredMessage[] = [];
+        if (hooks?.beforeAgentStart) {
+          const base = this.getSystemPrompt();
+          const answer = await hooks.beforeAgentStart({ type: "before_agent_start", prompt: text, images, systemPrompt: base, systemPromptOptions: this.systemPromptOptions() });
+          if (answer?.systemPrompt !== undefined && answer.systemPrompt !== base) systemPrompt = answer.systemPrompt;
+          for (const m of (answer as { messages?: { customType: string; content: CustomMessage["content"]; display?: boolean; details?: unknown }[] } | undefined)?.messages ?? []) {
+            injected.push({ role: "custom", customType: m.customType, content: m.content, display: m.display as boolean, details: m.details, timestamp: Date.now() });
+          }
+        }
+        last = await this.runAgent(signal, [user], injected, systemPrompt);
         if (!signal.aborted) await this.compactor.ifOverThreshold(last, signal);
         return { kind: "reply", message: last };
       } finally {
@@ -245,10 +324,83 @@ export class AgentSession implements Disposable {
     });
   }
 
+  /**
+   * One agent run (Pi's agent.prompt): agent_start, turn_start, the opening messages (with the
+   * messages held for the next turn), the turn loop, agent_end. Messages still queued when it ends
+   * (stopped or failed) are recorded then.
+   */
+  private async runAgent(signal: AbortSignal, opening: StoredMessage[], injected: StoredMessage[], systemPrompt: string | undefined): Promise<AssistantMessage> {
+    const { provider, model } = this.requireModel();
+    const hooks = this.options.hooks;
+    const added: AgentMessage[] = [];
+    const recorder = { sessionManager: this.sessionManager, hooks, emit: (event: AgentSessionEvent) => this.emit(event), added };
+    this.running = true;
+    try {
+      hooks?.notify?.({ type: "agent_start" });
+      hooks?.notify?.({ type: "turn_start", turnIndex: 0, timestamp: Date.now() });
+      const nextTurn = this.queue.take("nextTurn");
+      for (const message of opening) {
+        if (message.role === "user") this.emit({ type: "message_start", message });
+        added.push((await recordRunMessage(recorder, message)).message);
+      }
+      await recordQueued(nextTurn, recorder);
+      for (const message of injected) added.push((await recordRunMessage(recorder, message)).message);
+      return await runTurnLoop({
+        ...recorder,
+        provider,
+        model,
+        thinkingLevel: this.selection.thinkingLevel,
+        tools: this.tools,
+        systemPrompt: (tools) => systemPrompt ?? this.systemPromptFor(tools),
+        signal,
+        limits: this.limits,
+        allowShell: this.allowShell,
+        outputDirectory: this.options.outputDirectory,
+        maxTurns: this.options.maxTurns ?? 50,
+        queue: this.queue,
+        recoverFromOverflow: () => this.compactor.auto("overflow", signal),
+      });
+    } finally {
+      this.running = false;
+      await this.recordLeftovers(recorder);
+      hooks?.notify?.({ type: "agent_end", messages: added });
+    }
+  }
+
+  /** Messages the run did not take (it stopped or failed) are recorded after it, never lost. */
+  private async recordLeftovers(recorder: Parameters<typeof recordQueued>[1]): Promise<void> {
+    const left: QueuedMessage[] = [...this.queue.take("steer"), ...this.queue.take("followUp")];
+    if (left.length > 0) await recordQueued(left, recorder);
+  }
+
+  /** What the system prompt was built from (extensions see it in `before_agent_start`). */
+  private systemPromptOptions(): SystemPromptOptions {
+    const offered = this.tools.offeredTools();
+    const toolSnippets: Record<string, string> = {};
+    for (const tool of offered) toolSnippets[tool.definition.name] = tool.promptSnippet ?? tool.definition.description;
+    return {
+      cwd: this.sessionManager.getCwd(),
+      selectedTools: offered.map((t) => t.definition.name),
+      toolSnippets,
+      promptGuidelines: offered.flatMap((t) => t.promptGuidelines ?? []),
+      contextFiles: [],
+      skills: [],
+      customPrompt: typeof this.options.systemPrompt === "string" ? this.options.systemPrompt : undefined,
+    };
+  }
+
   private systemPromptFor(tools: readonly ToolDefinition[]): string {
     const custom = this.options.systemPrompt;
     if (typeof custom === "string") return custom;
-    const input: SystemPromptInput = { cwd: this.sessionManager.getCwd(), tools };
+    // As in Pi, an extension's tool is listed only with its promptSnippet (it is offered either way).
+    const offered = new Map(this.tools.offeredTools().map((t) => [t.definition.name, t]));
+    const listed = tools.flatMap((d) => {
+      const tool = offered.get(d.name);
+      if (!tool?.source || tool.source === "builtin") return [d];
+      return tool.promptSnippet ? [{ ...d, description: tool.promptSnippet }] : [];
+    });
+    const guidelines = tools.flatMap((d) => offered.get(d.name)?.promptGuidelines ?? []);
+    const input: SystemPromptInput = { cwd: this.sessionManager.getCwd(), tools: listed, guidelines };
     return custom ? custom(input) : buildSystemPrompt(input);
   }
 
@@ -266,7 +418,14 @@ export class AgentSession implements Disposable {
     if (this.slots.isBusy("bash")) throw new AgentError("busy", "A shell command is already running; stop it first.");
     const slot = this.slots.occupy("bash", options.signal);
     try {
+      const override = await this.options.hooks?.userBash?.({
+        type: "user_bash",
+        command: trimmed,
+        excludeFromContext: options.excludeFromContext === true,
+        cwd: this.sessionManager.getCwd(),
+      });
       return await runBashCommand({
+        override,
         sessionManager: this.sessionManager,
         command: trimmed,
         excludeFromContext: options.excludeFromContext === true,
@@ -342,13 +501,63 @@ export class AgentSession implements Disposable {
     return this.sessionManager.appendCustomEntry(customType, data);
   }
 
-  /** Appends a `custom_message` (reaches the model as a user message); waits for a running prompt to finish. */
-  sendCustomMessage(message: Pick<CustomMessage, "customType" | "content"> & { display?: boolean; details?: unknown }): Promise<string> {
+  /**
+   * Records a `custom_message` (it reaches the model as a user message), delivered as Pi delivers
+   * it: while a reply runs it is steered into it ("steer", the default: after the running turn's
+   * tool calls) or answered once the model would stop ("followUp"); "nextTurn" holds it for the
+   * next prompt. When idle, `triggerTurn` has the model answer it now; else it is just recorded.
+   * `display` is recorded as given. Resolves with the entry id once recorded (after the turn, with
+   * `triggerTurn`).
+   */
+  async sendCustomMessage(
+    message: Pick<CustomMessage, "customType" | "content"> & { display?: boolean; details?: unknown },
+    options: SendCustomMessageOptions = {},
+  ): Promise<string> {
     this.assertOpen();
     this.assertWritable();
-    return this.slots.appendWhenIdle(() =>
-      this.sessionManager.appendCustomMessageEntry(message.customType, message.content, message.display ?? true, message.details),
-    );
+    const custom: CustomMessage = { role: "custom", customType: message.customType, content: message.content, display: message.display as boolean, timestamp: Date.now() };
+    if (message.details !== undefined) custom.details = message.details;
+    if (options.deliverAs === "nextTurn") return this.queue.enqueue("nextTurn", custom);
+    if (this.running) return this.queue.enqueue(options.deliverAs === "followUp" ? "followUp" : "steer", custom);
+    // A compaction or branch summary is running: the message waits for it.
+    if (this.slots.isBusy("run")) return this.slots.appendWhenIdle(() => this.appendCustom(custom));
+    if (!options.triggerTurn) return this.appendCustom(custom);
+    this.requireModel();
+    let entryId: string | undefined;
+    const sub = this.onEvent((event) => {
+      if (event.type === "message_end" && event.message === custom) entryId = event.entryId;
+    });
+    try {
+      await this.exclusive(undefined, async (signal) => {
+        let last: AssistantMessage | undefined;
+        this.emit({ type: "run_start" });
+        try {
+          last = await this.runAgent(signal, [custom], [], undefined);
+        } finally {
+          this.emit({ type: "run_end", lastAssistant: last });
+        }
+      });
+    } finally {
+      sub.dispose();
+    }
+    return entryId ?? this.sessionManager.getLeafId() ?? "";
+  }
+
+  private appendCustom(custom: CustomMessage): string {
+    const entryId = this.sessionManager.appendCustomMessageEntry(custom.customType, custom.content, custom.display, custom.details);
+    this.emit({ type: "message_end", message: custom, entryId });
+    return entryId;
+  }
+
+  /**
+   * Sends a user prompt on an extension's behalf (Pi's sendUserMessage): like a typed prompt with
+   * source "extension"; while a reply runs, `deliverAs` queues it (without it, that is refused).
+   */
+  async sendUserMessage(content: string | (TextContent | ImageContent)[], options: { deliverAs?: "steer" | "followUp" } = {}): Promise<PromptResult> {
+    const text = typeof content === "string" ? content : content.filter((b): b is TextContent => b.type === "text").map((b) => b.text).join("\n");
+    const images = typeof content === "string" ? undefined : content.filter((b): b is ImageContent => b.type === "image");
+    if (this.running && !options.deliverAs) throw new AgentError("busy", "The agent is answering; send the message with deliverAs \"steer\" or \"followUp\" to queue it.");
+    return this.prompt(text, { images: images && images.length > 0 ? images : undefined, source: "extension", streamingBehavior: options.deliverAs });
   }
 
   /** Labels an entry (undefined or "" clears the label). */
@@ -412,6 +621,8 @@ export class AgentSession implements Disposable {
     await this.slots.whenFree("run");
     await this.slots.whenFree("bash");
     this.slots.flushDeferred();
+    // Held for a next prompt that will not come in this session: record them rather than lose them.
+    await recordQueued(this.queue.take("nextTurn"), { sessionManager: this.sessionManager, emit: (event) => this.emit(event) });
     this.finishDispose();
   }
 

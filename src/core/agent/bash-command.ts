@@ -2,9 +2,11 @@ import type { SessionManager } from "../session/session-manager";
 import type { BashExecutionMessage } from "../session/types";
 import { AgentError } from "./errors";
 import type { AgentSessionEvent } from "./events";
+import type { BashOperations, UserBashResult } from "./hook-events";
+import { OutputCapture } from "./output/output-capture";
 import type { OutputLimits } from "./output/output-limits";
 import type { RunSlots } from "./run-slots";
-import { runShellCommand } from "./shell/run-shell";
+import { runShellCommand, type ShellResult } from "./shell/run-shell";
 
 /** What `!cmd` produced. */
 export interface BashRunResult {
@@ -23,6 +25,8 @@ export interface BashCommandInput {
   shellPath?: string;
   slots: RunSlots;
   emit(event: AgentSessionEvent): void;
+  /** An extension's answer to `user_bash`: its own result, or operations that run the command elsewhere. */
+  override?: UserBashResult;
 }
 
 /**
@@ -32,16 +36,19 @@ export interface BashCommandInput {
  */
 export async function runBashCommand(input: BashCommandInput): Promise<BashRunResult> {
   input.emit({ type: "bash_start", command: input.command, excludeFromContext: input.excludeFromContext });
-  let result;
+  let result: Pick<ShellResult, "output" | "exitCode" | "cancelled" | "truncated" | "fullOutputPath">;
   try {
-    result = await runShellCommand(input.command, {
+    const options = {
       cwd: input.sessionManager.getCwd(),
       signal: input.signal,
-      onOutput: (text) => input.emit({ type: "bash_output", text }),
+      onOutput: (text: string) => input.emit({ type: "bash_output", text }),
       limits: input.limits,
       outputDirectory: input.outputDirectory,
       shellPath: input.shellPath,
-    });
+    };
+    if (input.override?.result) result = input.override.result;
+    else if (input.override?.operations) result = await runWithOperations(input.override.operations, input.command, options);
+    else result = await runShellCommand(input.command, options);
   } catch (error) {
     throw new AgentError("shell-failed", `Could not run the command: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -68,4 +75,31 @@ export async function runBashCommand(input: BashCommandInput): Promise<BashRunRe
   }
   input.emit({ type: "bash_end", message, entryId });
   return { message, entryId };
+}
+
+/** Runs a command through an extension's operations, with Arbor's output caps. */
+async function runWithOperations(
+  operations: BashOperations,
+  command: string,
+  options: { cwd: string; signal: AbortSignal; onOutput(text: string): void; limits: OutputLimits; outputDirectory?: string },
+): Promise<Pick<ShellResult, "output" | "exitCode" | "cancelled" | "truncated" | "fullOutputPath">> {
+  const capture = new OutputCapture({ limits: options.limits, directory: options.outputDirectory, prefix: "arbor-bash" });
+  let exitCode: number | null = null;
+  try {
+    ({ exitCode } = await operations.exec(command, options.cwd, {
+      signal: options.signal,
+      onData: (data) => {
+        const text = capture.append(data);
+        if (text) options.onOutput(text);
+      },
+    }));
+  } catch (error) {
+    if (!options.signal.aborted) {
+      await capture.finish();
+      throw error;
+    }
+  }
+  const out = await capture.finish();
+  const cancelled = options.signal.aborted;
+  return { ...out, exitCode: cancelled || exitCode === null ? undefined : exitCode, cancelled };
 }

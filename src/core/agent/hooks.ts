@@ -4,7 +4,20 @@
  * (`session_before_tree`, `session_tree`, `session_before_compact`, `session_compact`).
  */
 import type { CompactionPreparation } from "../compaction/prepare-compaction";
-import type { BranchSummaryEntry, CompactionEntry, SessionEntry } from "../session/types";
+import type { AgentMessage, BranchSummaryEntry, CompactionEntry, SessionEntry } from "../session/types";
+import type {
+  AgentNotification,
+  BeforeAgentStartEvent,
+  BeforeAgentStartResult,
+  InputEvent,
+  InputResult,
+  ToolCallEvent,
+  ToolCallResult,
+  ToolResultEvent,
+  ToolResultPatch,
+  UserBashEvent,
+  UserBashResult,
+} from "./hook-events";
 
 /** What a branch summary is about to cover when leaving one branch for another. */
 export interface TreePreparation {
@@ -73,10 +86,33 @@ export interface CompactEvent {
   fromExtension: boolean;
 }
 
-/** Implemented by the runtime; every hook is optional and may be async. */
+/**
+ * Implemented by the runtime; every hook is optional. The agent events (input to userBash) follow
+ * Pi's order: see hook-events.ts. A hook never throws into the agent: the runtime reports an
+ * extension's failure and answers as if the extension had not answered (except `toolCall`, where a
+ * failing extension blocks the call, because a guard that broke must not let the call through).
+ */
 export interface AgentSessionHooks {
   beforeTree?(event: BeforeTreeEvent): Promise<BeforeTreeResult | undefined>;
   afterTree?(event: TreeEvent): Promise<void>;
   beforeCompact?(event: BeforeCompactEvent): Promise<BeforeCompactResult | undefined>;
   afterCompact?(event: CompactEvent): Promise<void>;
+  /** Observed events, queued in order; never holds the agent up. */
+  notify?(event: AgentNotification): void;
+  /** A prompt arrived (before anything is recorded). */
+  input?(event: InputEvent): Promise<InputResult | undefined>;
+  /** After `input`, before the run: may add messages and change the run's system prompt. */
+  beforeAgentStart?(event: BeforeAgentStartEvent): Promise<BeforeAgentStartResult | undefined>;
+  /** Before each model call: may replace the messages sent (never what is recorded). */
+  context?(messages: AgentMessage[]): Promise<AgentMessage[] | undefined>;
+  /** The provider's request body just before it is sent: may replace it. */
+  beforeProviderRequest?(payload: unknown): Promise<unknown>;
+  /** Before a tool call runs: may block it (and may change `event.input` in place). */
+  toolCall?(event: ToolCallEvent): Promise<ToolCallResult | undefined>;
+  /** After a tool ran, before its result is recorded: may change the result. */
+  toolResult?(event: ToolResultEvent): Promise<ToolResultPatch | undefined>;
+  /** Before a message of a run is recorded: may replace it with one of the same role. */
+  messageEnd?(message: AgentMessage): Promise<AgentMessage | undefined>;
+  /** `!cmd`: may run the command elsewhere, or answer it. */
+  userBash?(event: UserBashEvent): Promise<UserBashResult | undefined>;
 }

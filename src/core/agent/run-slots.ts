@@ -21,6 +21,11 @@ export class RunSlots {
     return this.slots[kind] !== undefined;
   }
 
+  /** The abort signal of what occupies the slot now, if anything. */
+  signal(kind: SlotKind): AbortSignal | undefined {
+    return this.slots[kind]?.controller.signal;
+  }
+
   /** Takes a slot; its signal aborts on `abort(kind)` or when `external` aborts. Call `release` when done. */
   occupy(kind: SlotKind, external: AbortSignal | undefined): { signal: AbortSignal; release(): void } {
     const controller = linkedAbortController(external);

@@ -8,6 +8,8 @@ export interface SystemPromptInput {
   now?: Date;
   /** Host or user instructions added at the end (e.g. from settings). */
   appendix?: string;
+  /** Extra guideline bullets (extension tools' `promptGuidelines`, while they are active). */
+  guidelines?: readonly string[];
 }
 
 /**
@@ -31,6 +33,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   } else {
     lines.push("", "No tools are available in this conversation: answer from what is in it.");
   }
+  if (input.guidelines && input.guidelines.length > 0) lines.push("", "Guidelines:", ...input.guidelines.map((g) => `- ${g}`));
   lines.push("", `Working directory: ${input.cwd}`, `Today's date: ${(input.now ?? new Date()).toISOString().slice(0, 10)}`);
   if (input.appendix?.trim()) lines.push("", input.appendix.trim());
   return lines.join("\n");

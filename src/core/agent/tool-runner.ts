@@ -45,26 +45,60 @@ export interface ToolRunOptions {
 /** The registered tools under the host's policy: what the model is offered, and how its calls run. */
 export class ToolSet {
   private readonly byName = new Map<string, AgentTool>();
+  private extensionTools: readonly AgentTool[] = [];
+  private active: ReadonlySet<string> | undefined;
 
   constructor(
-    tools: readonly AgentTool[],
+    private readonly builtins: readonly AgentTool[],
     private policy: ToolPolicy = {},
     private readonly allowShell = true,
   ) {
-    for (const tool of tools) this.byName.set(tool.definition.name, tool);
+    this.index();
+  }
+
+  private index(): void {
+    this.byName.clear();
+    for (const tool of [...this.builtins, ...this.extensionTools]) this.byName.set(tool.definition.name, tool);
   }
 
   setPolicy(policy: ToolPolicy): void {
     this.policy = policy;
   }
 
+  /** Tools added by extensions; one named like a built-in tool replaces it (Pi's tool override). */
+  setExtensionTools(tools: readonly AgentTool[]): void {
+    this.extensionTools = [...tools];
+    this.index();
+  }
+
+  /** Only these tools are offered and run (Pi's setActiveTools); undefined offers every tool. */
+  setActiveTools(names: readonly string[] | undefined): void {
+    this.active = names ? new Set(names) : undefined;
+  }
+
+  /** Every tool by name (an extension's override in place of the built-in), active or not. */
+  allTools(): AgentTool[] {
+    return [...this.byName.values()];
+  }
+
+  /** The names of the tools offered now. */
+  activeToolNames(): string[] {
+    return this.definitions().map((d) => d.name);
+  }
+
+  /** The enabled tools themselves (for the system prompt's snippets and guidelines). */
+  offeredTools(): AgentTool[] {
+    return [...this.byName.values()].filter((t) => !this.isDisabled(t) && (this.allowShell || !t.runsShell));
+  }
+
   private isDisabled(tool: AgentTool): boolean {
+    if (this.active && !this.active.has(tool.definition.name)) return true;
     return this.policy.disabledTools?.includes(tool.definition.name) === true;
   }
 
   /** The definitions sent to the model: enabled tools, without shell tools when the shell is off. */
   definitions(): ToolDefinition[] {
-    return [...this.byName.values()].filter((t) => !this.isDisabled(t) && (this.allowShell || !t.runsShell)).map((t) => t.definition);
+    return this.offeredTools().map((t) => t.definition);
   }
 
   /** Runs one call and returns its toolResult message; never throws. */

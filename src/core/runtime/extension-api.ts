@@ -11,9 +11,39 @@ import type {
   CompactEvent,
   TreeEvent,
 } from "../agent/hooks";
+import type {
+  AgentEndEvent,
+  AgentStartEvent,
+  BeforeAgentStartEvent,
+  BeforeAgentStartResult,
+  BeforeProviderRequestEvent,
+  ContextEvent,
+  ContextResult,
+  InputEvent,
+  InputResult,
+  MessageEndEvent,
+  MessageEndResult,
+  MessageStartEvent,
+  MessageUpdateEvent,
+  ModelSelectEvent,
+  ThinkingLevelSelectEvent,
+  ToolCallEvent,
+  ToolCallResult,
+  ToolExecutionEndEvent,
+  ToolExecutionStartEvent,
+  ToolExecutionUpdateEvent,
+  ToolResultEvent,
+  ToolResultPatch,
+  TurnEndEvent,
+  TurnStartEvent,
+  UserBashEvent,
+  UserBashResult,
+} from "../agent/hook-events";
 import type { SessionTreeNode } from "../session/session-tree";
 import type { ImageContent, SessionEntry, TextContent } from "../session/types";
 import type { Disposable } from "../util/disposable";
+
+export type * from "../agent/hook-events";
 
 export type {
   BeforeCompactEvent,
@@ -89,6 +119,58 @@ export interface SessionEventResultMap {
 
 export type SessionEventType = keyof SessionEventMap;
 
+/** The agent events (Pi's names and shapes); see src/core/agent/hook-events.ts. */
+export interface AgentEventMap {
+  input: InputEvent;
+  before_agent_start: BeforeAgentStartEvent;
+  agent_start: AgentStartEvent;
+  agent_end: AgentEndEvent;
+  turn_start: TurnStartEvent;
+  turn_end: TurnEndEvent;
+  message_start: MessageStartEvent;
+  message_update: MessageUpdateEvent;
+  message_end: MessageEndEvent;
+  tool_execution_start: ToolExecutionStartEvent;
+  tool_execution_update: ToolExecutionUpdateEvent;
+  tool_execution_end: ToolExecutionEndEvent;
+  tool_call: ToolCallEvent;
+  tool_result: ToolResultEvent;
+  context: ContextEvent;
+  before_provider_request: BeforeProviderRequestEvent;
+  model_select: ModelSelectEvent;
+  thinking_level_select: ThinkingLevelSelectEvent;
+  user_bash: UserBashEvent;
+}
+
+/** What agent-event handlers may return; see docs/extension-api.md for how answers combine. */
+export interface AgentEventResultMap {
+  input: InputResult;
+  before_agent_start: BeforeAgentStartResult;
+  agent_start: void;
+  agent_end: void;
+  turn_start: void;
+  turn_end: void;
+  message_start: void;
+  message_update: void;
+  message_end: MessageEndResult;
+  tool_execution_start: void;
+  tool_execution_update: void;
+  tool_execution_end: void;
+  tool_call: ToolCallResult;
+  tool_result: ToolResultPatch;
+  context: ContextResult;
+  /** The new payload (any value but undefined replaces it). */
+  before_provider_request: unknown;
+  model_select: void;
+  thinking_level_select: void;
+  user_bash: UserBashResult;
+}
+
+/** Every event an extension can handle: the session events and the agent events. */
+export type ExtensionEventMap = SessionEventMap & AgentEventMap;
+export type ExtensionEventResultMap = SessionEventResultMap & AgentEventResultMap;
+export type ExtensionEventType = keyof ExtensionEventMap;
+
 /** The before-events: their handlers can cancel (the first cancel wins) or change the operation. */
 export const BEFORE_EVENT_TYPES: readonly SessionEventType[] = [
   "session_before_switch",
@@ -97,24 +179,48 @@ export const BEFORE_EVENT_TYPES: readonly SessionEventType[] = [
   "session_before_compact",
 ];
 
-export type SessionEventHandler<K extends SessionEventType> = (
-  event: SessionEventMap[K],
+export type SessionEventHandler<K extends ExtensionEventType> = (
+  event: ExtensionEventMap[K],
   context: ExtensionContext,
-) => SessionEventResultMap[K] | undefined | void | Promise<SessionEventResultMap[K] | undefined | void>;
+) => ExtensionEventResultMap[K] | undefined | void | Promise<ExtensionEventResultMap[K] | undefined | void>;
 
 /** A session extension: a name (for error reports) and handlers for the events it cares about. */
 export interface SessionExtension {
   name: string;
-  handlers: { [K in SessionEventType]?: SessionEventHandler<K> };
+  handlers: { [K in ExtensionEventType]?: SessionEventHandler<K> };
 }
 
 /** A custom message an extension injects; it reaches the model as a user message. */
 export interface ExtensionMessage {
   customType: string;
   content: string | (TextContent | ImageContent)[];
-  /** Whether the transcript shows it (default true). */
+  /** Whether the transcript shows it; recorded as given (Pi's front ends show it only when true). */
   display?: boolean;
   details?: unknown;
+}
+
+/**
+ * How a message reaches a session, as in Pi: while a reply runs, "steer" (the default) records it
+ * after the running turn's tool calls, before the next model call; "followUp" once the model would
+ * stop (it then answers it); "nextTurn" with the next prompt. When idle, `triggerTurn` asks the
+ * model to answer it at once; otherwise it is just recorded.
+ */
+export interface SendMessageOptions {
+  triggerTurn?: boolean;
+  deliverAs?: "steer" | "followUp" | "nextTurn";
+}
+
+/** Follow-up work after a replacement, with a context bound to the new session. */
+export interface WithSessionOptions {
+  withSession?: (context: ExtensionContext) => void | Promise<void>;
+}
+
+/** Options of `navigateTree` (see AgentSession.navigateTree). */
+export interface NavigateOptions {
+  summarize?: boolean;
+  customInstructions?: string;
+  replaceInstructions?: boolean;
+  label?: string;
 }
 
 /**
@@ -129,8 +235,28 @@ export interface ExtensionContext {
   readonly readOnly: boolean;
   /** Appends a `custom` entry (extension state; never reaches the model). Returns its id. */
   appendEntry(customType: string, data?: unknown): string;
-  /** Appends a `custom_message` entry; while a prompt runs it waits until the prompt finishes. Resolves with its id. */
-  sendMessage(message: ExtensionMessage): Promise<string>;
+  /**
+   * Appends a `custom_message` entry, delivered as {@link SendMessageOptions} says (while a reply
+   * runs it is steered into it by default). Resolves with its id once recorded (with `triggerTurn`,
+   * once the turn it started has ended).
+   */
+  sendMessage(message: ExtensionMessage, options?: SendMessageOptions): Promise<string>;
+  /** Sends a user prompt as if typed; while a reply runs, `deliverAs` queues it (without it, that is refused). Resolves when its run ends. */
+  sendUserMessage(content: string | (TextContent | ImageContent)[], options?: { deliverAs?: "steer" | "followUp" }): Promise<void>;
+  /** No prompt, compaction or summary is running. */
+  isIdle(): boolean;
+  /** Resolves once the session is idle. */
+  waitForIdle(): Promise<void>;
+  /**
+   * Replacements, as the commands do them (each fires its before-event, which may cancel). The
+   * context goes stale once the replacement happens: do follow-up work in `withSession`. Refused
+   * (rejects) when called from a handler Arbor is waiting for, which would otherwise deadlock.
+   */
+  newSession(options?: WithSessionOptions): Promise<{ cancelled: boolean }>;
+  switchSession(sessionFile: string, options?: WithSessionOptions): Promise<{ cancelled: boolean }>;
+  fork(entryId: string, options?: WithSessionOptions & { position?: "before" | "at" }): Promise<{ cancelled: boolean }>;
+  /** Moves to another entry (session_before_tree / session_tree); refused while a reply runs. */
+  navigateTree(targetId: string, options?: NavigateOptions): Promise<{ cancelled: boolean }>;
   /** Sets (or with undefined / "" clears) an entry's label. Returns the label entry's id. */
   setLabel(entryId: string, label: string | undefined): string;
   /** Names the session ("" clears). Returns the session_info entry's id. */
@@ -146,10 +272,14 @@ export interface ExtensionContext {
   getLabel(entryId: string): string | undefined;
 }
 
-/** Reported when a handler throws; the operation goes on (a throwing before-handler does not cancel). */
+/**
+ * Reported when a handler throws or does not finish in time; the operation goes on (a throwing
+ * before-handler does not cancel; a failing `tool_call` handler blocks that call). `event` is the
+ * event's name, or what else the extension was doing ("load", "command:<name>", "ui").
+ */
 export interface ExtensionErrorReport {
   extension: string;
-  event: SessionEventType;
+  event: string;
   error: Error;
 }
 

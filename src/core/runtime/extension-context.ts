@@ -1,5 +1,6 @@
 import type { AgentSession } from "../agent/agent-session";
-import type { ExtensionContext, ExtensionMessage } from "./extension-api";
+import type { ExtensionContext, ExtensionMessage, NavigateOptions, SendMessageOptions, WithSessionOptions } from "./extension-api";
+import type { ImageContent, TextContent } from "../session/types";
 
 /**
  * The one message every call on a stale extension context throws. Defined once, here; tests and
@@ -17,6 +18,13 @@ export class StaleContextError extends Error {
   }
 }
 
+/** The replacements a context can start; the runtime provides them. */
+export interface RuntimeControls {
+  newSession(options?: WithSessionOptions): Promise<{ cancelled: boolean }>;
+  switchSession(sessionFile: string, options?: WithSessionOptions): Promise<{ cancelled: boolean }>;
+  fork(entryId: string, options?: WithSessionOptions & { position?: "before" | "at" }): Promise<{ cancelled: boolean }>;
+}
+
 /**
  * Ties extension contexts to one agent session. The runtime invalidates the binding when it
  * replaces the session; from then on every context made from it throws {@link StaleContextError},
@@ -25,7 +33,10 @@ export class StaleContextError extends Error {
 export class SessionBinding {
   private stale = false;
 
-  constructor(readonly session: AgentSession) {}
+  constructor(
+    readonly session: AgentSession,
+    private readonly controls: RuntimeControls,
+  ) {}
 
   get isStale(): boolean {
     return this.stale;
@@ -35,13 +46,17 @@ export class SessionBinding {
     this.stale = true;
   }
 
+  /** Throws the stale error once the session was replaced. */
+  assertLive(): AgentSession {
+    if (this.stale) throw new StaleContextError();
+    return this.session;
+  }
+
   /** A context for extension code; cheap, so one is made per event. */
   createContext(): ExtensionContext {
-    const live = (): AgentSession => {
-      if (this.stale) throw new StaleContextError();
-      return this.session;
-    };
+    const live = (): AgentSession => this.assertLive();
     const sm = () => live().sessionManager;
+    const controls = this.controls;
     return Object.freeze({
       get sessionId() {
         return sm().getSessionId();
@@ -56,7 +71,16 @@ export class SessionBinding {
         return live().isReadOnly();
       },
       appendEntry: (customType: string, data?: unknown) => live().appendCustomEntry(customType, data),
-      sendMessage: (message: ExtensionMessage) => live().sendCustomMessage(message),
+      sendMessage: (message: ExtensionMessage, options?: SendMessageOptions) => live().sendCustomMessage(message, options),
+      // Stale checks throw at the call, not in a rejected promise, like every other member.
+      sendUserMessage: (content: string | (TextContent | ImageContent)[], options?: { deliverAs?: "steer" | "followUp" }) =>
+        live().sendUserMessage(content, options).then(() => undefined),
+      isIdle: () => live().isIdle(),
+      waitForIdle: () => live().waitForIdle(),
+      newSession: (options?: WithSessionOptions) => (live(), controls.newSession(options)),
+      switchSession: (file: string, options?: WithSessionOptions) => (live(), controls.switchSession(file, options)),
+      fork: (entryId: string, options?: WithSessionOptions & { position?: "before" | "at" }) => (live(), controls.fork(entryId, options)),
+      navigateTree: (targetId: string, options?: NavigateOptions) => live().navigateTree(targetId, options).then((r) => ({ cancelled: r.cancelled })),
       setLabel: (entryId: string, label: string | undefined) => live().setLabel(entryId, label),
       setSessionName: (name: string) => live().setSessionName(name),
       getSessionName: () => sm().getSessionName(),

@@ -1,8 +1,19 @@
 import { existsSync } from "node:fs";
 import type { SessionManager } from "../session/session-manager";
 
-/** Why a session replacement could not happen (nothing was changed when one of these is thrown). */
-export type RuntimeErrorCode = "missing-cwd" | "import-not-found" | "invalid-fork-target" | "nothing-to-fork" | "disposed";
+/** Why a session replacement could not happen (nothing was changed, except for "replacement-failed"). */
+export type RuntimeErrorCode =
+  | "missing-cwd"
+  | "import-not-found"
+  | "invalid-fork-target"
+  | "nothing-to-fork"
+  | "disposed"
+  /** A reply, compaction or shell command runs (reload waits for none of them). */
+  | "busy"
+  /** A replacement was started from inside an extension handler Arbor waits for. */
+  | "nested-replacement"
+  /** The new session could not be built after the old one was shut down: the runtime ended. */
+  | "replacement-failed";
 
 /** A runtime error with a code the UI can act on. */
 export class RuntimeError extends Error {

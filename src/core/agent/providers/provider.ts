@@ -77,6 +77,11 @@ export interface ModelRequest {
   temperature?: number;
   /** The session's id, which some backends use as a prompt-cache key (as Pi sends it). */
   sessionId?: string;
+  /**
+   * Called with the backend's request body just before it is sent; a value other than undefined is
+   * sent instead (extensions' `before_provider_request`; pi-ai's StreamOptions.onPayload).
+   */
+  onPayload?: (payload: unknown) => unknown | Promise<unknown>;
 }
 
 /**

@@ -40,6 +40,12 @@ export interface AgentTool {
   readonly runsShell?: boolean;
   /** The tool cuts its own output to `context.limits` (with its own note); other tools' output is cut by the runner. */
   readonly capsOwnOutput?: boolean;
+  /** One line for the system prompt's tool list (an extension tool without one is offered but not listed, as in Pi). */
+  readonly promptSnippet?: string;
+  /** Bullets added to the system prompt's guidelines while the tool is active. */
+  readonly promptGuidelines?: readonly string[];
+  /** Who added the tool: Arbor ("builtin", the default) or an extension (its name). */
+  readonly source?: string;
   /**
    * Carries out one call. Throwing is fine: the message becomes an error result the model reads.
    * Must stop promptly when `context.signal` aborts.

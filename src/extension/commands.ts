@@ -113,7 +113,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (!result) return;
       editText = result.editText;
     } else {
-      editText = host.checkout(id).editText;
+      const moved = await host.checkout(id);
+      if (moved.cancelled) return void vscode.window.showInformationMessage("An extension cancelled the checkout.");
+      editText = moved.editText;
     }
     const leaf = host.current?.getLeafId();
     if (leaf) tree.reveal(leaf);
@@ -180,7 +182,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     if (!node) return;
     const { info } = node;
     const holder = await WriterLock.inspect(info.path);
-    if (holder && host.current?.getSessionFile() !== info.path) {
+    // Held, and not by this window (a read-only view here means another window holds it).
+    const ours = host.current?.getSessionFile() === info.path && !host.current.isReadOnly();
+    if (holder && !ours) {
       throw new SessionError("locked", `"${sessionTitle(info)}" is open in another Arbor window (pid ${holder.pid}); close it there first`);
     }
     const confirm = "Move to Trash";

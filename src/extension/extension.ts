@@ -34,6 +34,9 @@ export interface ArborApi extends CoreArborApi {
   readonly testing?: { readonly currentSession: SessionManager | undefined; readonly agentSession: AgentSession | undefined; readonly tree: TreeViewProvider; readonly chat: ChatController };
 }
 
+/** The window's session host, for `deactivate`. */
+let activeHost: SessionHost | undefined;
+
 /** Called by VS Code on activation; returns the API other extensions receive. */
 export function activate(context: vscode.ExtensionContext): ArborApi {
   const log = vscode.window.createOutputChannel("Arbor", { log: true });
@@ -50,6 +53,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   };
 
   const host = new SessionHost(location, sessionConfig(context.secrets, join(context.globalStorageUri.fsPath, "output")), log);
+  activeHost = host;
   context.subscriptions.push(host);
   const sessions = new SessionsView(host, location, log);
   context.subscriptions.push(sessions);
@@ -96,13 +100,14 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   context.subscriptions.push(new StatusBar(host, () => chat.title()));
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
-      // The agent session takes its model and compaction settings when it is built: rebuild it.
+      // The agent session takes its model and compaction settings when it is built: rebuild it, once
+      // nothing runs (a running reply is never stopped for it).
       if ((e.affectsConfiguration("arbor.model") || e.affectsConfiguration("arbor.compaction")) && host.currentRuntime) {
-        void host.currentRuntime.reload().catch((err: Error) => log.error(`reloading the session for new settings: ${err.message}`));
+        void host.reloadWhenIdle().catch((err: Error) => reportReloadFailure(log, err));
       }
     }),
     // Shell commands (`!cmd`, the bash tool) are allowed only once the workspace is trusted.
-    vscode.workspace.onDidGrantWorkspaceTrust(() => void host.currentRuntime?.reload().catch((err: Error) => log.error(err.message))),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void host.reloadWhenIdle().catch((err: Error) => reportReloadFailure(log, err))),
     onDidChangeSettings(() => {
       settings = readSettings();
       sessions.relocate();
@@ -123,5 +128,18 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   };
 }
 
-/** Nothing to release beyond the subscriptions VS Code disposes. */
-export function deactivate(): void {}
+/** A reload that failed ended the session: say so (the views already show no session). */
+function reportReloadFailure(log: vscode.LogOutputChannel, error: Error): void {
+  log.error(`reloading the session: ${error.message}`);
+  void vscode.window.showErrorMessage(error.message);
+}
+
+/**
+ * The window closes or reloads: every handler gets session_shutdown ("quit") and the session file
+ * is flushed and closed before VS Code goes on (it awaits the returned promise).
+ */
+export function deactivate(): Promise<void> | undefined {
+  const host = activeHost;
+  activeHost = undefined;
+  return host?.shutdown();
+}

@@ -3,10 +3,13 @@ import type { AgentSession, AgentSessionConfig } from "../core/agent/agent-sessi
 import { SessionError } from "../core/session/errors";
 import type { SessionLocationOptions } from "../core/session/paths";
 import { findMostRecentSession } from "../core/session/session-discovery";
-import type { CheckoutResult, SessionChange, SessionManager } from "../core/session/session-manager";
+import type { SessionChange, SessionManager } from "../core/session/session-manager";
+import type { NavigateTreeResult } from "../core/agent/tree-navigation";
 import { sessionDirForCwd } from "../core/session/paths";
-import { AgentSessionRuntime, type RuntimeStart } from "../core/runtime/agent-session-runtime";
+import { AgentSessionRuntime, type RuntimeStart, type SessionScopedExtensions } from "../core/runtime/agent-session-runtime";
 import { ExtensionHost } from "../core/runtime/extension-host";
+import { awaitedHandler, NESTED_REPLACEMENT_MESSAGE } from "../core/runtime/handler-scope";
+import { RuntimeError } from "../core/runtime/runtime-errors";
 import { DisposableStore } from "../core/util/disposable";
 
 /** Where the extension looks for sessions, from settings and the workspace. */
@@ -40,6 +43,9 @@ export class SessionHost implements vscode.Disposable {
   private runtime: AgentSessionRuntime | undefined;
   private readonly binding = new DisposableStore();
   private queue: Promise<unknown> = Promise.resolve();
+  private shutdownPromise: Promise<void> | undefined;
+  /** Per-session extension instances (Pi extension files); set by whoever loads them. */
+  sessionExtensions: SessionScopedExtensions | undefined;
 
   constructor(
     private readonly location: () => SessionLocation,
@@ -59,8 +65,14 @@ export class SessionHost implements vscode.Disposable {
     return this.runtime;
   }
 
-  /** Runs replacements one at a time, in order. */
+  /**
+   * Runs replacements one at a time, in order. Refused at once when called from an extension
+   * handler the current replacement waits for (queued behind it, it would wait forever).
+   */
   private serialize<T>(work: () => Promise<T>): Promise<T> {
+    const inside = awaitedHandler();
+    if (inside) return Promise.reject(new RuntimeError("nested-replacement", `${NESTED_REPLACEMENT_MESSAGE} (extension "${inside.extension}", in ${inside.event}).`));
+    if (this.shutdownPromise) return Promise.reject(new SessionError("not-found", "Arbor is shutting down."));
     const next = this.queue.then(work, work);
     this.queue = next.catch(() => undefined);
     return next;
@@ -87,14 +99,24 @@ export class SessionHost implements vscode.Disposable {
 
   private async start(target: RuntimeStart): Promise<void> {
     const loc = this.location();
-    this.runtime = await AgentSessionRuntime.start(target, {
+    // The runtime calls rebind before session_start (at startup too), so handlers see the new session in the UI.
+    await AgentSessionRuntime.start(target, {
       configureSession: (sm) => this.configure(sm),
       extensions: this.extensions,
+      sessionExtensions: this.sessionExtensions,
       location: loc,
-      rebind: () => this.bind(),
+      rebind: (_session, runtime) => {
+        this.runtime = runtime;
+        this.bind();
+      },
+      onEnded: (error) => {
+        // A replacement failed after the old session was shut down: show "no session", truthfully.
+        this.log.error(error.message);
+        this.runtime = undefined;
+        this.bind();
+      },
       onError: (error: Error) => this.log.error(error.message),
     });
-    this.bind();
   }
 
   /**
@@ -113,17 +135,20 @@ export class SessionHost implements vscode.Disposable {
     });
   }
 
-  /** Starts a new session for the workspace (written once it holds a reply, as Pi does). */
+  /**
+   * Starts a new session for the workspace (written once it holds a reply, as Pi does). Also in
+   * another workspace folder or sessions directory than the current session's, it is a switch
+   * (session_before_switch "new", which may cancel; session_start carries previousSessionFile).
+   */
   create(): Promise<boolean> {
     return this.serialize(async () => {
       const loc = this.location();
-      const current = this.current;
-      const sameFolder = current?.isPersisted() && current.getCwd() === loc.cwd && current.getSessionDir() === sessionDirForCwd(loc.cwd, loc);
-      if (this.runtime && sameFolder) return !(await this.runtime.newSession()).cancelled;
-      // A new session in another workspace than the current one: end this runtime, start afresh.
-      await this.disposeRuntime();
-      await this.start({ create: loc.cwd });
-      return true;
+      const target = { cwd: loc.cwd, sessionDir: sessionDirForCwd(loc.cwd, loc) };
+      if (!this.runtime) {
+        await this.start({ create: loc.cwd, sessionDir: target.sessionDir });
+        return true;
+      }
+      return !(await this.runtime.newSession({ target })).cancelled;
     });
   }
 
@@ -154,11 +179,37 @@ export class SessionHost implements vscode.Disposable {
     });
   }
 
-  /** Checks out an entry (Pi's semantics; persisted so a reload resumes there). */
-  checkout(entryId: string): CheckoutResult {
-    const sm = this.current;
-    if (!sm) throw new SessionError("not-found", "No session is open: resume or start one from the Arbor view");
-    return sm.checkout(entryId);
+  /**
+   * Checks out an entry: tree navigation without a summary, as Pi's /tree does it
+   * (session_before_tree may cancel or change it, session_tree follows; refused while a reply
+   * runs). Persisted, so a reload resumes there.
+   */
+  checkout(entryId: string): Promise<NavigateTreeResult> {
+    const session = this.session;
+    if (!session) return Promise.reject(new SessionError("not-found", "No session is open: resume or start one from the Arbor view"));
+    return session.navigateTree(entryId);
+  }
+
+  /**
+   * Rebuilds the agent session (new settings, workspace trust), once nothing runs: a reply,
+   * compaction or shell command is never stopped for it.
+   */
+  reloadWhenIdle(): Promise<void> {
+    return this.serialize(async () => {
+      for (;;) {
+        const runtime = this.runtime;
+        if (!runtime) return;
+        await runtime.session.waitForIdle();
+        try {
+          await runtime.reload();
+          return;
+        } catch (error) {
+          if (!(error instanceof RuntimeError && error.code === "busy")) throw error;
+          // A shell command (or a new reply) was still running: wait for it and try again.
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+      }
+    });
   }
 
   /** Closes the current session, if any. */
@@ -181,12 +232,29 @@ export class SessionHost implements vscode.Disposable {
     return this.runtime;
   }
 
+  /**
+   * Ends the window's session for good (the window closes or reloads): session_shutdown ("quit")
+   * reaches every handler, then the session file is flushed and closed. `deactivate` returns this
+   * promise, so VS Code waits for it. Idempotent.
+   */
+  shutdown(): Promise<void> {
+    if (!this.shutdownPromise) {
+      // After whatever replacement is under way; later ones are refused.
+      const work = async (): Promise<void> => {
+        await this.disposeRuntime();
+        this.extensions.dispose();
+      };
+      this.shutdownPromise = this.queue.then(work, work).catch((e: Error) => this.log.error(`shutting down: ${e.message}`));
+    }
+    return this.shutdownPromise;
+  }
+
+  /** VS Code disposes subscriptions after `deactivate`: the shutdown it awaited has run by then (or runs now). */
   dispose(): void {
-    this.binding.dispose();
-    void this.runtime?.dispose().catch(() => undefined);
-    this.runtime = undefined;
-    this.extensions.dispose();
-    this.sessionChanged.dispose();
-    this.changed.dispose();
+    void this.shutdown().finally(() => {
+      this.binding.dispose();
+      this.sessionChanged.dispose();
+      this.changed.dispose();
+    });
   }
 }

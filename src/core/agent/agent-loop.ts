@@ -141,7 +141,13 @@ async function streamReply(input: TurnLoopInput): Promise<AssistantMessage> {
 
   const partial = new PartialReply(input.model);
   input.emit({ type: "message_start", message: partial.message });
-  input.hooks?.notify?.({ type: "message_start", message: structuredClone(partial.message) });
+  // Extensions hear of the reply once the backend accepted the request (after before_provider_request), as in Pi.
+  let announced = false;
+  const announce = (message: AssistantMessage): void => {
+    if (announced) return;
+    announced = true;
+    input.hooks?.notify?.({ type: "message_start", message: structuredClone(message) });
+  };
   let final: AssistantMessage | undefined;
   try {
     for await (const event of untilAborted(input.provider.stream(request, input.signal), input.signal)) {
@@ -149,6 +155,7 @@ async function streamReply(input: TurnLoopInput): Promise<AssistantMessage> {
         final = event.message;
         continue;
       }
+      announce(partial.message);
       if (event.type === "start") continue;
       partial.apply(event);
       input.emit({ type: "message_update", message: partial.message, delta: event });
@@ -161,8 +168,9 @@ async function streamReply(input: TurnLoopInput): Promise<AssistantMessage> {
     // Providers promise not to throw; if one does, what streamed so far is still kept.
     final = failedFrom(partial.message, input.signal.aborted ? "aborted" : "error", error instanceof Error ? error.message : String(error));
   }
-  if (final) return final;
-  return input.signal.aborted ? failedFrom(partial.message, "aborted", ABORTED_ERROR_MESSAGE) : failedFrom(partial.message, "error", STREAM_WITHOUT_END_MESSAGE);
+  final ??= input.signal.aborted ? failedFrom(partial.message, "aborted", ABORTED_ERROR_MESSAGE) : failedFrom(partial.message, "error", STREAM_WITHOUT_END_MESSAGE);
+  announce(final);
+  return final;
 }
 
 function failedFrom(partial: AssistantMessage, stopReason: "error" | "aborted", errorMessage: string): AssistantMessage {

@@ -66,9 +66,18 @@ const toolResult: EventReducer<ExtensionEventMap["tool_result"], ToolResultState
     if (!isRecord(answer)) return { state };
     const event = { ...state.event };
     let changed = state.changed;
-    if (answer.content !== undefined) (event.content = answer.content as typeof event.content), (changed = true);
-    if (answer.details !== undefined) (event.details = answer.details), (changed = true);
-    if (answer.isError !== undefined) (event.isError = answer.isError === true), (changed = true);
+    if (answer.content !== undefined) {
+      event.content = answer.content as typeof event.content;
+      changed = true;
+    }
+    if (answer.details !== undefined) {
+      event.details = answer.details;
+      changed = true;
+    }
+    if (answer.isError !== undefined) {
+      event.isError = answer.isError === true;
+      changed = true;
+    }
     return { state: { event, changed } };
   },
   result: (s) => (s.changed ? { content: s.event.content, details: s.event.details, isError: s.event.isError } : undefined),

@@ -55,6 +55,10 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   const host = new SessionHost(location, sessionConfig(context.secrets, join(context.globalStorageUri.fsPath, "output")), log);
   activeHost = host;
   context.subscriptions.push(host);
+  const applyHandlerTimeout = (): void =>
+    host.extensions.setHandlerTimeout(Math.max(1, vscode.workspace.getConfiguration("arbor").get<number>("extensions.handlerTimeout", 30)) * 1000);
+  applyHandlerTimeout();
+  context.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration("arbor.extensions.handlerTimeout") && applyHandlerTimeout()));
   const sessions = new SessionsView(host, location, log);
   context.subscriptions.push(sessions);
   const summarizer: BranchSummarizer = {

@@ -150,7 +150,7 @@ describe("agent events for extensions", () => {
     });
     const result = await runtime.session.prompt("!rm -rf /definitely-not");
     assert.equal(result.kind === "bash" && result.message.output, "remote ran: rm -rf /definitely-not");
-    runtime.session.setModel(kit.provider.describeModel("scripted-other"));
+    runtime.session.setModel(kit.provider.describeModel("scripted-other")!);
     runtime.session.setThinkingLevel("high");
     await new Promise((resolve) => setTimeout(resolve, 20));
     assert.deepEqual(seen, ["model scripted-model -> scripted-other (set)", "thinking off -> high"]);

@@ -152,6 +152,8 @@ export class PiAiProvider implements ModelProvider {
         sessionId: request.sessionId,
         maxRetries: this.options.maxRetries,
       };
+      // Extensions' before_provider_request: they see (and may replace) the request body.
+      if (request.onPayload) options.onPayload = (payload) => request.onPayload!(payload);
       let events: AsyncIterable<AssistantMessageEvent>;
       try {
         events = prepared.stream(model, context, options);

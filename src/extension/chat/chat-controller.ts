@@ -43,8 +43,9 @@ export interface ChatActions {
   noModelText(session: AgentSession | undefined): string | null;
 }
 
-/** The thinking levels a model offers (all of them for a model that thinks, else only "off"). */
+/** The thinking levels a model offers: what its description lists, else all of them for a model that thinks, else only "off". */
 export function thinkingLevelsOf(model: ModelInfo | undefined): ThinkingLevel[] {
+  if (model?.thinkingLevels?.length) return [...model.thinkingLevels];
   return model?.supportsThinking ? [...THINKING_LEVELS] : ["off"];
 }
 
@@ -68,6 +69,8 @@ export class ChatController implements vscode.Disposable {
   private run: RunState | null = null;
   /** Text for the input that no visible chat has taken yet (it goes with the next full state). */
   private pendingInput: string | null = null;
+  /** Prompts sent while a reply was running: each goes out when the run before it ends. */
+  private readonly queued: string[] = [];
   /** The session info last sent, to send it again only when it changed. */
   private lastInfo = "";
   /** Messages from the webviews that failed validation (for tests and diagnostics). */
@@ -96,6 +99,7 @@ export class ChatController implements vscode.Disposable {
 
   private rebind(): void {
     this.binding.clear();
+    this.queued.length = 0;
     this.session = this.host.session;
     this.run = null;
     const session = this.session;
@@ -169,6 +173,20 @@ export class ChatController implements vscode.Disposable {
     this.broadcast({ type: "notice", level, text: text.slice(0, 100_000) });
   }
 
+  /** Sends the next queued prompt once nothing runs (after the event that ended the run has settled). */
+  private sendQueued(attempt = 0): void {
+    if (this.queued.length === 0) return;
+    setTimeout(() => {
+      if (this.queued.length === 0) return;
+      if (this.session?.isBusy()) {
+        if (attempt < 50) this.sendQueued(attempt + 1);
+        return;
+      }
+      const next = this.queued.shift()!;
+      void this.actions.send(next).catch((error: Error) => this.notify("error", error.message));
+    }, attempt === 0 ? 0 : 20);
+  }
+
   private setRun(run: RunState | null): void {
     this.run = run;
     this.broadcast({ type: "runState", run });
@@ -213,7 +231,8 @@ export class ChatController implements vscode.Disposable {
         return this.setRun({ kind: "reply", label: "Waiting for the model…" });
       case "run_end":
         this.setRun(null);
-        return this.postModelState();
+        this.postModelState();
+        return this.sendQueued();
       case "message_start":
         if (event.message.role === "assistant") {
           this.broadcast({ type: "replyStart", provider: event.message.provider, model: event.message.model });
@@ -292,9 +311,20 @@ export class ChatController implements vscode.Disposable {
         surface.post(this.state());
         this.pendingInput = null;
         return;
-      case "send":
+      case "send": {
+        const plain = !m.text.trimStart().startsWith("/") && !m.text.trimStart().startsWith("!");
+        if (plain && this.session?.isBusy()) {
+          this.queued.push(m.text);
+          this.notify("info", `Queued: sent when the current reply ends (${this.queued.length} waiting). Stop ends the reply now.`);
+          return;
+        }
         return this.actions.send(m.text);
+      }
       case "stop":
+        // Stop also takes back what was queued: it returns to the input, as Pi restores it.
+        if (this.queued.length) {
+          surface.post({ type: "setInput", text: this.queued.splice(0).join("\n\n") });
+        }
         this.session?.abort();
         return;
       case "requestItems": {

@@ -152,6 +152,31 @@ describe("the chat in the extension host", function () {
     assert.match(last.errorMessage ?? "", /the scripted server broke/);
   });
 
+  it("queues a prompt sent while a reply runs and sends it when that reply ends; Stop gives queued text back", async () => {
+    surface.clear();
+    const before = server.requests.length;
+    server.script(reply.text("First answer, slowly.", { chunks: 6, delayMs: 150 }), reply.text("Second answer."));
+    send("first question");
+    await until(() => surface.of("replyDelta").length > 0, "the first reply streaming");
+    send("second question");
+    assert.match(surface.of("notice").at(-1)?.text ?? "", /Queued/);
+    await until(() => surface.of("itemsAppended").flatMap((m) => m.items).filter((i) => i?.kind === "assistant").length === 2, "both replies");
+    await idle();
+    assert.equal(server.requests.length - before, 2);
+    const users = sm().getBranch().flatMap((e) => (e.type === "message" && e.message.role === "user" ? [JSON.stringify(e.message.content)] : []));
+    assert.match(users.at(-2) ?? "", /first question/);
+    assert.match(users.at(-1) ?? "", /second question/);
+
+    surface.clear();
+    server.script(reply.hang("Never ends", { chunks: 2, delayMs: 50 }));
+    send("third question");
+    await until(() => surface.of("replyDelta").length > 0, "the third reply streaming");
+    send("fourth question");
+    chat().receive(surface, { type: "stop" });
+    await idle();
+    assert.equal(surface.of("setInput").at(-1)?.text, "fourth question");
+  });
+
   it("runs !cmd as a shell command and records it with its exit code; !!cmd stays out of the context", async () => {
     surface.clear();
     send("!echo hi-from-bash && exit 3");

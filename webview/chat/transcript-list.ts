@@ -167,6 +167,20 @@ export class TranscriptList {
     this.first = this.last = 0;
   }
 
+  /**
+   * The margin of a new transcript is drawn in the frame after its first one: a callback in the first
+   * frame would run before that frame's paint and delay it.
+   */
+  private scheduleAfterPaint(): void {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = requestAnimationFrame(() => {
+        this.frame = 0;
+        this.render();
+      });
+    });
+  }
+
   private schedule(): void {
     if (this.frame) return;
     this.frame = requestAnimationFrame(() => {
@@ -209,7 +223,7 @@ export class TranscriptList {
     const height = view.clientHeight || 600;
     // The first frame of a new transcript draws what is visible; the margin comes a frame later.
     const margin = this.framesSinceReset++ === 0 ? 0 : MARGIN;
-    if (margin === 0) this.schedule();
+    if (margin === 0) this.scheduleAfterPaint();
     // The anchor: the first item visible now, and where it sits in the viewport.
     const anchor = this.indexAt(view.scrollTop);
     const anchorDelta = this.offsetOf(anchor) - view.scrollTop;

@@ -27,6 +27,7 @@ import {
   type StoredMessage,
   type TextContent,
 } from "./types";
+import { acquireForWriting } from "./writable";
 import { WriterLock, type LockInfo, type WriterLockOptions } from "./writer-lock";
 
 export interface OpenOptions extends SessionLocationOptions {
@@ -114,9 +115,11 @@ export class SessionManager extends SessionReader implements Disposable {
       return sm;
     }
     try {
-      sm.writer = sm.makeWriter(await WriterLock.acquire(file, opts.lock));
+      sm.writer = sm.makeWriter(await acquireForWriting(file, opts.lock));
     } catch (err) {
-      if (!(err instanceof SessionError) || err.code !== "locked" || opts.whenLocked !== "read-only") throw err;
+      // A folder or file that cannot be written (read-only, full) still opens, as a read-only view.
+      const viewInstead = err instanceof SessionError && (err.code === "read-only" || (err.code === "locked" && opts.whenLocked === "read-only"));
+      if (!viewInstead) throw err;
       sm.readOnlyReason = err.message;
     }
     return sm;

@@ -131,10 +131,12 @@ describe("the writer lock under real faults (issue 9.4)", function () {
     writeFileSync(file, sessionText());
     const dead = spawnSync(process.execPath, ["-e", "console.log(process.pid)"], { encoding: "utf8" });
     const deadPid = Number(dead.stdout.trim());
+    // Each taker reports, then stays alive (so a winner's lock is not abandoned) until all have reported.
     const takerScript = `const { WriterLock } = require(${JSON.stringify(LOCK_JS)});
       WriterLock.acquire(${JSON.stringify(file)}, { heartbeatMs: 60000 }).then(
-        () => { console.log("won"); setTimeout(() => process.exit(0), 800); },
-        (e) => { console.log(e.code === "locked" ? "lost" : "error " + e.message); process.exit(0); });`;
+        () => console.log("won"),
+        (e) => console.log(e.code === "locked" ? "lost" : "error " + e.message));
+      setInterval(() => undefined, 1000);`;
     for (let round = 0; round < 4; round++) {
       writeFileSync(lockPathFor(file), JSON.stringify({ pid: deadPid, host: hostname(), token: `stale${round}`, since: "then", holder: "arbor" }));
       const children = Array.from({ length: 5 }, () => spawn(process.execPath, ["-e", takerScript], { stdio: ["ignore", "pipe", "inherit"] }));
@@ -143,11 +145,16 @@ describe("the writer lock under real faults (issue 9.4)", function () {
           (c) =>
             new Promise<string>((done) => {
               let out = "";
-              c.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-              c.once("exit", () => done(out.trim()));
+              c.stdout!.on("data", (d: Buffer) => {
+                out += d.toString();
+                if (out.includes("\n")) done(out.trim());
+              });
+              c.once("exit", () => done(out.trim() || "exited"));
             }),
         ),
       );
+      for (const c of children) c.kill("SIGKILL");
+      await Promise.all(children.map((c) => (c.exitCode !== null || c.signalCode !== null ? undefined : new Promise((r) => c.once("exit", r)))));
       assert.deepEqual(outcomes.filter((o) => o !== "won" && o !== "lost"), [], `round ${round}: ${outcomes.join(", ")}`);
       assert.equal(outcomes.filter((o) => o === "won").length, 1, `round ${round}: exactly one holder, got ${outcomes.join(", ")}`);
       assert.deepEqual(lockLeftovers(tmp.dir).filter((n) => n !== "race.jsonl.lock"), [], "no takeover guard or temp file left");
@@ -199,6 +206,8 @@ describe("the writer lock under real faults (issue 9.4)", function () {
         const opts = { staleMs: 400, judgeWaitMs: 1_200 };
         await assert.rejects(WriterLock.acquire(file, opts), (e: unknown) => e instanceof SessionError && e.code === "locked", "a live remote lock is not stale");
         clearInterval(timer);
+        // (a beat may have landed after the last look: let that look grow older than staleMs first)
+        await new Promise((r) => setTimeout(r, 500));
         const taken = await WriterLock.acquire(file, opts);
         assert.notEqual((await WriterLock.inspect(file))?.token, `remote-${what}`);
         await taken.release();

@@ -78,7 +78,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * only once it has looked the same for `staleMs` here: a clock that runs ahead or behind there
  * changes nothing.
  */
-const seen = new Map<string, { signature: string; since: number }>();
+const seen = new Map<string, { signature: string; since: number; lastLook: number }>();
 
 type Judgement = "abandoned" | "alive" | "unknown";
 
@@ -230,9 +230,11 @@ export class WriterLock {
     const now = performance.now();
     const before = seen.get(path);
     if (!before || before.signature !== signature) {
-      seen.set(path, { signature, since: now });
-      return before ? "alive" : "unknown";
+      seen.set(path, { signature, since: now, lastLook: now });
+      // A change proves the holder alive only if it happened recently: since a look within staleMs.
+      return before && now - before.lastLook < staleMs ? "alive" : "unknown";
     }
+    before.lastLook = now;
     return now - before.since >= staleMs ? "abandoned" : "unknown";
   }
 

@@ -80,6 +80,7 @@ export const COMMAND_IDS = [
   "arbor.tree.clearLabel",
   "arbor.tree.copyText",
   "arbor.tree.revealInFile",
+  "arbor.saveAsNewSession",
 ] as const;
 
 export type CommandId = (typeof COMMAND_IDS)[number];
@@ -318,6 +319,12 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     "arbor.tree.copyText": async (arg?: unknown) => {
       const id = entryIdOf(arg) ?? tree.selectedEntryId;
       if (id) await copyEntryText(host, id);
+    },
+    "arbor.saveAsNewSession": async () => {
+      requireSession();
+      const result = await host.saveAsNew();
+      if (result.cancelled) return void vscode.window.showInformationMessage("An extension cancelled saving as a new session.");
+      void vscode.window.showInformationMessage(`Saved as a new session${result.file ? `: ${result.file.split(/[\\/]/).pop()}` : ""}`);
     },
     "arbor.tree.revealInFile": async (arg?: unknown) => {
       const id = entryIdOf(arg) ?? tree.selectedEntryId;

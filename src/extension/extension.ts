@@ -17,6 +17,7 @@ import { SessionsView } from "./sessions-view";
 import { onDidChangeSettings, readSettings } from "./settings";
 import { StatusBar } from "./status-bar";
 import { TREE_VIEW_ID, TreeViewProvider } from "./tree-view-provider";
+import { SAVE_AS_NEW_COMMAND, WriteNotices } from "./write-notices";
 
 /**
  * The value `activate` returns to other extensions: the session-extension API of the core
@@ -84,7 +85,8 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
       fork: (id) => Promise.resolve(vscode.commands.executeCommand("arbor.tree.fork", id)).then(() => undefined),
       label: (id) => Promise.resolve(vscode.commands.executeCommand("arbor.tree.label", id)).then(() => undefined),
       copyText: (id) => Promise.resolve(vscode.commands.executeCommand("arbor.tree.copyText", id)).then(() => undefined),
-      forkReadOnly: () => Promise.resolve(vscode.commands.executeCommand("arbor.cloneSession")).then(() => undefined),
+      // A file replaced under the session is saved whole as a new one; a view of another window's session forks.
+      forkReadOnly: () => Promise.resolve(vscode.commands.executeCommand(host.current?.isDetached() ? SAVE_AS_NEW_COMMAND : "arbor.cloneSession")).then(() => undefined),
     },
     () => settings.defaultFilter,
     log,
@@ -101,7 +103,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   };
   context.subscriptions.push(...registerCommands({ host, secrets: context.secrets, sessions, tree, settings: () => settings, summarizer: () => summarizer, log, editText }));
   context.subscriptions.push(registerExportCommand(host, context.extensionUri, context.extension.packageJSON.version as string, log));
-  context.subscriptions.push(new StatusBar(host, () => chat.title()));
+  context.subscriptions.push(new StatusBar(host, () => chat.title()), new WriteNotices(host, log));
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
       // The agent session takes its model and compaction settings when it is built: rebuild it, once

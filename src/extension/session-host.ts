@@ -179,6 +179,14 @@ export class SessionHost implements vscode.Disposable {
     });
   }
 
+  /** Saves every entry of the current session, written or not, into a new session file, which becomes current. */
+  saveAsNew(): Promise<ForkOutcome> {
+    return this.serialize(async () => {
+      const result = await this.requireRuntime().saveAsNew();
+      return { cancelled: result.cancelled, file: this.current?.getSessionFile() };
+    });
+  }
+
   /**
    * Checks out an entry: tree navigation without a summary, as Pi's /tree does it
    * (session_before_tree may cancel or change it, session_tree follows; refused while a reply

@@ -4,7 +4,7 @@ import type { SessionChange, SessionManager } from "../core/session/session-mana
 import type { FilterMode } from "../core/tree/filters";
 import { clampLabelUpdates, clampSessionName, clampSnapshot, clampSummary, clampText, detailsOf, SafeIds } from "../protocol/clamp";
 import { describeInvalidMessage, isHostToWebviewMessage, isWebviewToHostMessage } from "../protocol/guards";
-import { LIMITS, type HostToWebviewMessage, type SessionSnapshot, type WebviewToHostMessage } from "../protocol/messages";
+import { LIMITS, type EntrySummary, type HostToWebviewMessage, type ReadOnlyNotice, type SessionSnapshot, type WebviewToHostMessage } from "../protocol/messages";
 import { renderWebviewHtml } from "../protocol/webview-html";
 import { DisposableStore } from "../core/util/disposable";
 import { entryText } from "../core/session/entry-text";
@@ -22,17 +22,28 @@ export interface TreeActions {
 }
 
 /** The notice a read-only view shows. */
-function readOnlyNotice(sm: SessionManager | undefined): { message: string; canFork: boolean } | null {
+function readOnlyNotice(sm: SessionManager | undefined): ReadOnlyNotice | null {
   const reason = sm?.getReadOnlyReason();
   if (!sm || !reason) return null;
+  if (sm.isDetached()) {
+    const unsaved = sm.getUnsavedEntryIds().length;
+    const kept = unsaved === 0 ? "Everything is kept here" : `Everything is kept here, including ${unsaved === 1 ? "1 entry" : `${unsaved} entries`} not in any file yet`;
+    return { message: clampText(`${reason}. ${kept}.`, LIMITS.messageLength), canFork: true, actionLabel: "Save as New Session" };
+  }
   return { message: clampText(`Read-only: ${reason}. New entries from the other window appear live. Fork to continue here.`, LIMITS.messageLength), canFork: true };
+}
+
+/** Entries whose write failed are sent marked, so the tree can show they are not in the file. */
+function markUnsaved(sm: SessionManager, entries: EntrySummary[]): EntrySummary[] {
+  const unsaved = new Set(sm.getUnsavedEntryIds());
+  return unsaved.size === 0 ? entries : entries.map((e) => (unsaved.has(e.id) ? { ...e, unsaved: true } : e));
 }
 
 export function snapshotOf(sm: SessionManager): SessionSnapshot {
   return {
     sessionId: sm.getSessionId(),
     name: sm.getSessionName() ?? null,
-    entries: sm.getSummaries(),
+    entries: markUnsaved(sm, sm.getSummaries()),
     labels: [...sm.getLabels()].map(([targetId, label]) => ({ targetId, label })),
     leafId: sm.getLeafId(),
   };
@@ -158,6 +169,10 @@ export class TreeViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         break;
       case "read-only":
         this.post({ type: "readOnly", notice: readOnlyNotice(sm) });
+        break;
+      case "unsaved":
+        // Rare (a write failed, or succeeded again): the whole state carries the marks.
+        this.postState();
         break;
       case "reset":
         this.postState();

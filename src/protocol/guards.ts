@@ -55,7 +55,8 @@ export function isEntrySummary(x: unknown): x is EntrySummary {
     isOptional(x.modelId, isName) &&
     isOptional(x.thinkingLevel, isName) &&
     isOptional(x.checkoutMarker, isBool) &&
-    isOptional(x.clamped, isBool)
+    isOptional(x.clamped, isBool) &&
+    isOptional(x.unsaved, isBool)
   );
 }
 
@@ -83,7 +84,7 @@ function isSessionSnapshot(x: unknown): x is SessionSnapshot {
 }
 
 function isReadOnlyNotice(x: unknown): x is ReadOnlyNotice {
-  return isRecord(x) && isText(x.message, LIMITS.messageLength) && isBool(x.canFork);
+  return isRecord(x) && isText(x.message, LIMITS.messageLength) && isBool(x.canFork) && isOptional(x.actionLabel, isName);
 }
 
 const isPath = (x: unknown): x is string => isText(x, LIMITS.messageLength);

@@ -44,6 +44,8 @@ export interface ReadOnlyNotice {
   message: string;
   /** Whether the banner offers "Fork" (the webview then posts `forkSession`). */
   canFork: boolean;
+  /** The button's text when it is not "Fork" (e.g. "Save as New Session" for a file replaced while open). */
+  actionLabel?: string;
 }
 
 /** The long form of an entry, fetched on demand (the tree only holds previews). */

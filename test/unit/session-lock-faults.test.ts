@@ -52,7 +52,7 @@ describe("the writer lock under real faults (issue 9.4)", function () {
     } else {
       file = join(dir, "s.jsonl");
       writeFileSync(file, sessionText());
-      restore = injectFault((p) => p.startsWith(dir), { code: "EROFS" });
+      restore = await injectFault((p) => p.startsWith(dir), { code: "EROFS" });
     }
     try {
       const sm = await SessionManager.open(file);
@@ -112,7 +112,7 @@ describe("the writer lock under real faults (issue 9.4)", function () {
       await fillUp(join(dir, "filler"));
     } else {
       writeFileSync(file, sessionText());
-      restore = injectFault((p) => p.startsWith(dir) && p.includes(".lock"), { code: "ENOSPC", allowBytes: 0 });
+      restore = await injectFault((p) => p.startsWith(dir) && p.includes(".lock"), { code: "ENOSPC", allowBytes: 0 });
     }
     try {
       const sm = await SessionManager.open(file);

@@ -26,6 +26,9 @@ export class ReadOnlyBanner implements Disposable {
     if (!notice) return;
     this.text.textContent = notice.message;
     this.fork.hidden = !notice.canFork;
+    const label = notice.actionLabel ?? "Fork";
+    if (this.fork.textContent !== label) this.fork.textContent = label;
+    this.fork.setAttribute("title", notice.actionLabel ? notice.actionLabel : "Fork this session into a new file you can write to");
   }
 
   dispose(): void {

@@ -131,6 +131,7 @@ export function paintRow(parts: RowParts, row: Row, ctx: PaintContext): void {
   if (row.segmentStart) classes += " segment-start";
   if (row.level === 1 && row.parentRow === null) classes += " top";
   if (row.node.orphan) classes += " orphan";
+  if (summary.unsaved) classes += " unsaved";
   if (root.className !== classes) root.className = classes;
 
   root.setAttribute("aria-level", String(row.level));
@@ -152,7 +153,7 @@ export function paintRow(parts: RowParts, row: Row, ctx: PaintContext): void {
     isLeaf: leaf === "exact",
     preventDefaultContextMenuItems: true,
   }));
-  const notes = `${row.node.orphan ? " · parent missing" : ""}${summary.clamped ? " · some fields were too long or invalid and are shortened here (the file is unchanged)" : ""}`;
+  const notes = `${summary.unsaved ? " · not saved: the write to the session file failed; kept in this window" : ""}${row.node.orphan ? " · parent missing" : ""}${summary.clamped ? " · some fields were too long or invalid and are shortened here (the file is unchanged)" : ""}`;
   root.title = summary.timestamp ? `${view.tag} · ${summary.timestamp}${notes}` : `${view.tag}${notes}`;
 
   paintGuides(parts, row);
@@ -166,7 +167,7 @@ export function paintRow(parts: RowParts, row: Row, ctx: PaintContext): void {
     paintText(parts.text, view.text, ctx.searchTokens);
   }
 
-  const badgesKey = `${label ?? "\u0000"}|${view.detail ?? ""}|${span === "kept"}|${row.folded ? row.childCount : 0}|${row.node.orphan}|${ctx.searchTokens.join(" ")}`;
+  const badgesKey = `${label ?? "\u0000"}|${view.detail ?? ""}|${span === "kept"}|${row.folded ? row.childCount : 0}|${row.node.orphan}|${summary.unsaved === true}|${ctx.searchTokens.join(" ")}`;
   if (badgesKey === parts.badgesKey) return;
   parts.badgesKey = badgesKey;
   parts.badges.textContent = "";
@@ -182,4 +183,10 @@ export function paintRow(parts: RowParts, row: Row, ctx: PaintContext): void {
   if (span === "kept") parts.badges.appendChild(el("span", "badge kept", "kept from here"));
   if (row.folded) parts.badges.appendChild(el("span", "badge folded", `${row.childCount} branches`));
   if (row.node.orphan) parts.badges.appendChild(el("span", "badge orphan", "orphan"));
+  if (summary.unsaved) {
+    const badge = el("span", "badge unsaved");
+    badge.appendChild(codicon("warning"));
+    badge.appendChild(el("span", "badge-text", "not saved"));
+    parts.badges.appendChild(badge);
+  }
 }

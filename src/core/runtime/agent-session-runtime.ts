@@ -221,6 +221,25 @@ export class AgentSessionRuntime {
   }
 
   /**
+   * A new session file holding every entry of the current session, written or not, on every
+   * branch, with the leaf where it is (before-event: session_before_fork at the leaf). The way on
+   * for a session whose file was replaced or deleted while open: nothing the user wrote is lost.
+   */
+  saveAsNew(options: ReplaceOptions = {}): Promise<ForkResult> {
+    this.assertLive();
+    const source = this.session.sessionManager;
+    const leaf = source.getLeafId();
+    if (leaf === null) return Promise.reject(new RuntimeError("nothing-to-fork", "The session is empty: there is nothing to save yet."));
+    return this.replace({
+      before: () => this.cancelledBy("session_before_fork", { type: "session_before_fork", entryId: leaf, position: "at" }),
+      target: async () => ({ kind: "ready", sm: await SessionManager.branchFrom(source, leaf, { sessionDir: source.getSessionDir(), lock: this.options.lock, whole: true }) }),
+      shutdown: "fork",
+      start: "fork",
+      withSession: options.withSession,
+    });
+  }
+
+  /**
    * Copies a session file into the current sessions folder (never overwriting another session) and
    * opens it (before-event: session_before_switch, reason "resume").
    */

@@ -1,31 +1,61 @@
 import { promises as fs } from "node:fs";
 import { ioError } from "./file-io";
+import { fileReplacedError, identityOf, sameFile, type FileIdentity } from "./file-identity";
+
+/** A line waiting to be written, with the id of the entry it holds (none for the header). */
+interface QueuedLine {
+  text: string;
+  id?: string;
+}
 
 /**
  * Appends whole lines to a session file in order. Lines appended while a write is under way are
- * batched into the next write. A failed write keeps its lines queued (nothing is dropped) and the
- * next flush tries again. If the file does not end with a newline (a torn last line), a newline
- * goes first so that the torn bytes stay a line of their own and the new line stays intact.
+ * batched into the next write.
+ *
+ * Nothing is lost and nothing is written twice: a failed write keeps exactly the lines that did
+ * not reach the file queued for the next flush. When a write is cut short (a full disk writes what
+ * fits, then fails), the lines written whole stay written and are not queued again, and the torn
+ * bytes of the next line are cut off again when the file still ends with them; otherwise the retry
+ * starts on a fresh line, so the torn bytes stay a bad line of their own and the new line stays
+ * intact.
+ *
+ * Before each write the path must still name the file this queue writes (device and inode): a file
+ * replaced or deleted while open fails the write with SessionError "replaced" instead of sending
+ * the lines to an unlinked file the user can no longer see.
  */
 export class AppendQueue {
-  private pending: string[] = [];
+  private pending: QueuedLine[] = [];
+  /** Ids of the lines whose last write failed (and that are still queued). */
+  private failed = new Set<string>();
   private running: Promise<void> | undefined;
   private handle: fs.FileHandle | undefined;
   private closed = false;
 
   /**
+   * @param identity the file as it was read (undefined for a file this queue will create)
    * @param beforeWrite runs before each write (the one-writer check); throwing stops the write
-   * @param afterWrite runs after each successful write with the number of bytes written
+   * @param afterWrite runs after each write that reached the file, with the number of bytes written
    */
   constructor(
     private readonly path: string,
     private needsLeadingNewline: boolean,
     private readonly beforeWrite: () => Promise<void>,
     private readonly afterWrite: (bytes: number) => Promise<void>,
+    private identity?: FileIdentity,
   ) {}
 
   get pendingCount(): number {
     return this.pending.length;
+  }
+
+  /** Ids of entries still queued after a failed write (the ones the user must be told about). */
+  failedIds(): string[] {
+    return [...this.failed];
+  }
+
+  /** Ids of every entry not written yet. */
+  pendingIds(): string[] {
+    return this.pending.flatMap((l) => (l.id === undefined ? [] : [l.id]));
   }
 
   /** The file's last byte is not a newline (set after loading or tailing a torn file). */
@@ -33,10 +63,17 @@ export class AppendQueue {
     this.needsLeadingNewline = true;
   }
 
-  /** Queues lines (JSON texts without newlines); call flush() to await them. */
-  enqueue(lines: string[]): void {
+  /** The file was rewritten (through a temp file and a rename) by its own writer: it is the one to write now. */
+  async expect(identity: FileIdentity): Promise<void> {
+    await this.handle?.close().catch(() => undefined);
+    this.handle = undefined;
+    this.identity = identity;
+  }
+
+  /** Queues lines (JSON texts without newlines), each with its entry id; call flush() to await them. */
+  enqueue(lines: string[], ids: (string | undefined)[] = []): void {
     if (this.closed) throw new Error("append queue is closed");
-    this.pending.push(...lines);
+    lines.forEach((text, i) => this.pending.push({ text, id: ids[i] }));
   }
 
   /** Writes everything queued so far; rejects with a clear error if the disk refuses. */
@@ -52,29 +89,97 @@ export class AppendQueue {
     if (this.pending.length > 0) await this.flush();
   }
 
+  /** The path still names the file this queue writes (or, before its first write, nothing yet). */
+  private async checkPath(): Promise<void> {
+    let st;
+    try {
+      st = await fs.stat(this.path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+      if (this.identity) throw fileReplacedError(this.path, "deleted");
+      return;
+    }
+    if (this.identity && !sameFile(identityOf(st), this.identity)) throw fileReplacedError(this.path, "replaced");
+  }
+
+  /** The append handle, checked to hold the file this queue writes; with the file's size before the write. */
+  private async open(): Promise<{ handle: fs.FileHandle; size: number }> {
+    await this.checkPath();
+    this.handle ??= await fs.open(this.path, "a");
+    const st = await this.handle.stat();
+    if (this.identity && !sameFile(identityOf(st), this.identity)) {
+      await this.handle.close().catch(() => undefined);
+      this.handle = undefined;
+      throw fileReplacedError(this.path, "replaced");
+    }
+    this.identity ??= identityOf(st);
+    return { handle: this.handle, size: st.size };
+  }
+
   private async writeBatch(): Promise<void> {
     const batch = this.pending;
     this.pending = [];
-    let offset = 0;
+    // ends[i]: bytes of the buffer up to the end of line i (after the lead newline, if any)
+    const ends: number[] = [];
+    let leadBytes = 0;
+    let written = 0;
+    let sizeBefore = -1;
+    let handle: fs.FileHandle | undefined;
+    let bytes: Buffer;
     try {
-      await this.beforeWrite();
-      const text = `${this.needsLeadingNewline ? "\n" : ""}${batch.join("\n")}\n`;
-      const bytes = Buffer.from(text, "utf8");
-      if (!this.handle) this.handle = await fs.open(this.path, "a");
-      while (offset < bytes.length) {
-        const { bytesWritten } = await this.handle.write(bytes, offset, bytes.length - offset);
-        offset += bytesWritten;
+      await this.checkPath();
+      await this.beforeWrite(); // may find a torn last line: the lead newline is decided after it
+      ({ handle, size: sizeBefore } = await this.open());
+      const parts = [Buffer.from(this.needsLeadingNewline ? "\n" : "", "utf8"), ...batch.map((l) => Buffer.from(`${l.text}\n`, "utf8"))];
+      leadBytes = parts[0]!.length;
+      let total = leadBytes;
+      for (const part of parts.slice(1)) ends.push((total += part.length));
+      bytes = Buffer.concat(parts, total);
+      while (written < bytes.length) {
+        const { bytesWritten } = await handle.write(bytes, written, bytes.length - written);
+        written += bytesWritten;
       }
       this.needsLeadingNewline = false;
-      await this.afterWrite(bytes.length);
     } catch (err) {
-      // A write cut short leaves a torn line: the retry starts on a fresh line.
-      if (offset > 0) this.needsLeadingNewline = true;
-      this.pending = [...batch, ...this.pending];
-      await this.handle?.close().catch(() => undefined);
-      this.handle = undefined;
+      await this.recover(batch, ends, leadBytes, written, sizeBefore, handle);
       throw err instanceof Error && err.name === "SessionError" ? err : ioError(err, "append to", this.path);
     }
+    for (const line of batch) if (line.id !== undefined) this.failed.delete(line.id);
+    // The lines are in the file: a failure reading them back must never queue them again.
+    await this.afterWrite(bytes.length);
+  }
+
+  /**
+   * After a failed or short write: the lines written whole stay written; the rest (the torn one
+   * included) are queued again, ahead of anything queued meanwhile. Torn bytes are cut off when
+   * the file still ends with exactly what this write added; otherwise the retry starts a new line.
+   */
+  private async recover(batch: QueuedLine[], ends: number[], leadBytes: number, written: number, sizeBefore: number, handle: fs.FileHandle | undefined): Promise<void> {
+    let whole = 0;
+    while (whole < ends.length && ends[whole]! <= written) whole++;
+    const kept = whole > 0 ? ends[whole - 1]! : Math.min(written, leadBytes);
+    if (written > kept) {
+      let cut = false;
+      try {
+        const st = await handle?.stat();
+        if (handle && st && sizeBefore >= 0 && st.size === sizeBefore + written) {
+          await handle.truncate(sizeBefore + kept);
+          cut = true;
+        }
+      } catch {
+        // cannot cut: the retry starts on a fresh line instead
+      }
+      this.needsLeadingNewline = !cut;
+    } else if (written > 0) {
+      this.needsLeadingNewline = kept < leadBytes;
+    }
+    const rest = batch.slice(whole);
+    for (const line of rest) if (line.id !== undefined) this.failed.add(line.id);
+    for (const line of batch.slice(0, whole)) if (line.id !== undefined) this.failed.delete(line.id);
+    this.pending = [...rest, ...this.pending];
+    await this.handle?.close().catch(() => undefined);
+    this.handle = undefined;
+    if (whole > 0) await this.afterWrite(kept).catch(() => undefined);
   }
 
   async close(): Promise<void> {

@@ -7,7 +7,9 @@ export type SessionErrorCode =
   | "read-only"
   | "locked"
   | "io"
-  | "disposed";
+  | "disposed"
+  /** The file was replaced or deleted while open: writing stopped, the unsaved entries are kept. */
+  | "replaced";
 
 /** A session error with a code the UI can act on; its message is one clear line. */
 export class SessionError extends Error {

@@ -13,10 +13,11 @@ export async function writeFileAtomic(path: string, content: string | Buffer, ba
   const handle = await fs.open(tmp, "wx");
   try {
     await handle.writeFile(content);
+    await keepOwnership(path, handle);
     await handle.sync();
   } catch (err) {
     // A full disk fails the write: leave no half-written temp file behind.
-    await handle.close();
+    await handle.close().catch(() => undefined);
     await fs.rm(tmp, { force: true });
     throw err;
   }
@@ -29,6 +30,21 @@ export async function writeFileAtomic(path: string, content: string | Buffer, ba
     throw err;
   }
   await syncDir(dirname(path));
+}
+
+/**
+ * A rewrite keeps the file's permission bits (a session kept private stays private) and, where
+ * this process may, its owner.
+ */
+async function keepOwnership(path: string, handle: fs.FileHandle): Promise<void> {
+  let st;
+  try {
+    st = await fs.stat(path);
+  } catch {
+    return; // a new file: the default mode
+  }
+  await handle.chmod(st.mode & 0o7777);
+  if (process.getuid?.() === 0) await handle.chown(st.uid, st.gid).catch(() => undefined);
 }
 
 async function syncDir(dir: string): Promise<void> {

@@ -20,6 +20,8 @@ export interface LoadedSession {
   /** The format version the file was written in (before in-memory migration). */
   fileVersion: number;
   ino: number;
+  /** The device of the file read (with `ino`, which file the path named). */
+  dev: number;
 }
 
 /** How much of a file is parsed between two yields to the event loop. */
@@ -37,10 +39,12 @@ function isHeader(value: Record<string, unknown>): boolean {
 export async function loadSession(path: string): Promise<LoadedSession> {
   let buf: Buffer;
   let ino: number;
+  let dev: number;
   try {
     const st = await fs.stat(path);
     if (st.isDirectory()) throw new SessionError("io", `${path} is a directory, not a session file`, path);
     ino = st.ino;
+    dev = st.dev;
     buf = await fs.readFile(path);
   } catch (err) {
     throw err instanceof SessionError ? err : ioError(err, "read", path);
@@ -121,6 +125,7 @@ export async function loadSession(path: string): Promise<LoadedSession> {
     unterminated: buf.length > 0 && buf[buf.length - 1] !== 0x0a,
     fileVersion,
     ino,
+    dev,
   };
 }
 

@@ -6,6 +6,7 @@ import { Emitter } from "../util/emitter";
 import { EntryStore, type EntryRecord } from "./entry-store";
 import { SessionError, type LineProblem } from "./errors";
 import { backupPathFor, ioError, writeFileAtomic } from "./file-io";
+import { fileReplacedError, identityOf, sameFile, type FileIdentity } from "./file-identity";
 import { watchFile } from "./file-tail";
 import { createSessionId, generateEntryId, nowIso } from "./ids";
 import { editableText } from "./entry-text";
@@ -30,6 +31,9 @@ import {
 import { acquireForWriting } from "./writable";
 import { WriterLock, type LockInfo, type WriterLockOptions } from "./writer-lock";
 
+/** How long after a failed write (a full disk, an I/O error) the queued entries are tried again. */
+const RETRY_MS = 5_000;
+
 export interface OpenOptions extends SessionLocationOptions {
   /** Where new sessions made from this one (forks) go; default: the file's folder. */
   forkDir?: string;
@@ -49,7 +53,9 @@ export type SessionChange =
   | { kind: "labels"; labels: { targetId: string; label: string | undefined }[] }
   | { kind: "name"; name: string | undefined }
   | { kind: "problems"; problems: LineProblem[] }
-  | { kind: "read-only"; reason: string; holder?: LockInfo }
+  | { kind: "read-only"; reason: string; holder?: LockInfo; replaced?: boolean }
+  /** Entries whose write failed and that wait in memory for the next try (empty: all saved again). */
+  | { kind: "unsaved"; ids: string[]; error?: Error }
   | { kind: "reset" }
   | { kind: "error"; error: Error };
 
@@ -74,7 +80,11 @@ export class SessionManager extends SessionReader implements Disposable {
 
   private offset = 0;
   private lineCount = 0;
-  private ino = 0;
+  /** The file this manager read and writes (undefined until a new session's file exists). */
+  private identity: FileIdentity | undefined;
+  /** The file was replaced or deleted while open: no more writes or reads; everything stays in memory. */
+  private detached = false;
+  private retryTimer: NodeJS.Timeout | undefined;
   /** The file exists and holds the header (Pi waits for the first assistant message to create it). */
   private onDisk = false;
   /** The header and the entries held back so far are queued for the file. */
@@ -99,7 +109,7 @@ export class SessionManager extends SessionReader implements Disposable {
     const header = SessionManager.newHeader(cwd, opts.parentSession);
     const sm = new SessionManager(header, cwd, dir, join(dir, sessionFileName(header.timestamp, header.id)), true);
     await fs.mkdir(dir, { recursive: true });
-    sm.writer = sm.makeWriter(await WriterLock.acquire(sm.sessionFile!, opts.lock));
+    sm.writer = sm.makeWriter(await WriterLock.acquire(sm.sessionFile!, opts.lock), undefined);
     return sm;
   }
 
@@ -115,7 +125,7 @@ export class SessionManager extends SessionReader implements Disposable {
       return sm;
     }
     try {
-      sm.writer = sm.makeWriter(await acquireForWriting(file, opts.lock));
+      sm.writer = sm.makeWriter(await acquireForWriting(file, opts.lock), sm.identity);
     } catch (err) {
       // A folder or file that cannot be written (read-only, full) still opens, as a read-only view.
       const viewInstead = err instanceof SessionError && (err.code === "read-only" || (err.code === "locked" && opts.whenLocked === "read-only"));
@@ -159,10 +169,11 @@ export class SessionManager extends SessionReader implements Disposable {
    * session. The source is only read, so a read-only view can be forked. Like Pi, the new file is
    * written once it holds an assistant message.
    */
-  static async branchFrom(source: SessionManager, leafId: string | null, opts: { sessionDir?: string; lock?: WriterLockOptions } = {}): Promise<SessionManager> {
+  static async branchFrom(source: SessionManager, leafId: string | null, opts: { sessionDir?: string; lock?: WriterLockOptions; whole?: boolean } = {}): Promise<SessionManager> {
     if (leafId !== null && !source.store.has(leafId)) throw new SessionError("unknown-entry", `No entry with id ${leafId} in this session`, source.sessionFile);
     const header = SessionManager.newHeader(source.cwd, source.persist ? source.sessionFile : undefined);
-    const entries = leafId === null ? [] : branchedLines(source.store, source.getPathIds(leafId));
+    // `whole`: every entry in memory, written or not, every branch (Save as New Session).
+    const entries = opts.whole ? source.getEntries() : leafId === null ? [] : branchedLines(source.store, source.getPathIds(leafId));
     if (!source.persist) {
       const sm = SessionManager.inMemory(source.cwd);
       for (const e of entries) sm.store.add(e as unknown as Record<string, unknown>, 0);
@@ -183,8 +194,10 @@ export class SessionManager extends SessionReader implements Disposable {
     sm.headerQueued = onDisk;
     sm.hasAssistant = onDisk;
     sm.leafId = SessionManager.resumeLeaf(store);
-    sm.writer = sm.makeWriter(lock);
+    sm.writer = sm.makeWriter(lock, onDisk ? identityOf(await fs.stat(file)) : undefined);
     if (onDisk) await sm.catchUp();
+    // A whole copy resumes where the source stood, on whatever branch (a checkout marker if needed).
+    if (opts.whole && leafId !== null && sm.leafId !== leafId) sm.checkoutAt(leafId);
     return sm;
   }
 
@@ -210,7 +223,7 @@ export class SessionManager extends SessionReader implements Disposable {
     this.problems = loaded.problems;
     this.offset = loaded.offset;
     this.lineCount = loaded.lineCount;
-    this.ino = loaded.ino;
+    this.identity = { dev: loaded.dev, ino: loaded.ino };
     this.onDisk = true;
     this.headerQueued = true;
     this.needsMigrationRewrite = loaded.fileVersion < CURRENT_SESSION_VERSION;
@@ -354,12 +367,17 @@ export class SessionManager extends SessionReader implements Disposable {
       editText = editableText(content);
       leafId = record.parentId !== null && this.store.has(record.parentId) ? record.parentId : null;
     }
+    this.checkoutAt(leafId);
+    return editText === undefined ? { leafId } : { leafId, editText };
+  }
+
+  /** Moves the leaf to exactly `leafId`, persisted with a checkout marker when a reload would not resume there. */
+  private checkoutAt(leafId: string | null): void {
     this.setLeaf(leafId);
     if (this.persist && !this.isReadOnly() && SessionManager.resumeLeaf(this.store) !== leafId) {
       const marker: SessionEntry = { type: "custom", customType: CHECKOUT_CUSTOM_TYPE, data: { leafId }, id: this.newId(), parentId: leafId, timestamp: nowIso() };
       this.appendEntry(marker, false);
     }
-    return editText === undefined ? { leafId } : { leafId, editText };
   }
 
   // ---------------------------------------------------------------- forks
@@ -408,21 +426,28 @@ export class SessionManager extends SessionReader implements Disposable {
     this.offset = 0;
     this.lineCount = 0;
     this.readOnlyReason = undefined;
-    this.writer = this.makeWriter(await WriterLock.acquire(file));
+    this.detached = false;
+    this.identity = onDisk ? identityOf(await fs.stat(file)) : undefined;
+    this.writer = this.makeWriter(await WriterLock.acquire(file), this.identity);
     if (onDisk) await this.catchUp();
     this.changes.fire({ kind: "reset" });
   }
 
   // ---------------------------------------------------------------- writing
 
-  private makeWriter(lock: WriterLock): SessionWriter {
-    return new SessionWriter(this.sessionFile!, lock, {
-      prepare: () => this.rewriteIfOldFormat(),
-      written: async () => {
-        this.onDisk = true;
-        await this.catchUp();
+  private makeWriter(lock: WriterLock, identity: FileIdentity | undefined): SessionWriter {
+    return new SessionWriter(
+      this.sessionFile!,
+      lock,
+      {
+        prepare: () => this.rewriteIfOldFormat(),
+        written: async () => {
+          this.onDisk = true;
+          await this.catchUp();
+        },
       },
-    });
+      identity,
+    );
   }
 
   /** Before the first append, a file in an old format is rewritten migrated (crash-safe, with a backup). */
@@ -434,7 +459,8 @@ export class SessionManager extends SessionReader implements Disposable {
     this.needsMigrationRewrite = false;
     this.header = { ...this.header, version: CURRENT_SESSION_VERSION };
     const st = await fs.stat(this.sessionFile);
-    this.ino = st.ino;
+    this.identity = identityOf(st);
+    await this.writer?.expect(this.identity);
     this.offset = Buffer.byteLength(text);
     this.lineCount = text.split("\n").length - 1;
   }
@@ -443,10 +469,11 @@ export class SessionManager extends SessionReader implements Disposable {
     if (!this.persist || !this.writer) return;
     if (!this.headerQueued && !this.hasAssistant) return; // Pi waits for the first reply before creating the file
     if (!this.headerQueued) {
-      this.writer.enqueue([JSON.stringify(this.header), ...this.store.all().map((r) => JSON.stringify(this.store.materialize(r)))]);
+      const records = this.store.all();
+      this.writer.enqueue([JSON.stringify(this.header), ...records.map((r) => JSON.stringify(this.store.materialize(r)))], [undefined, ...records.map((r) => r.id)]);
       this.headerQueued = true;
     } else {
-      this.writer.enqueue([JSON.stringify(entry)]);
+      this.writer.enqueue([JSON.stringify(entry)], [entry.id]);
     }
     if (!this.flushScheduled) {
       // One write per burst of appends: everything appended in this tick goes out together.
@@ -458,23 +485,62 @@ export class SessionManager extends SessionReader implements Disposable {
     }
   }
 
-  /** Losing the lock makes this window a read-only view: its unwritten entries stay in memory (a fork can keep them). */
+  /**
+   * Losing the lock makes this window a read-only view, and so does a file replaced or deleted
+   * while open: its unwritten entries stay in memory (Save as New Session keeps them). Any other
+   * failure (a full disk, an I/O error) keeps the entries queued, tells the front ends which ones,
+   * and tries again a little later; a retry writes each line once.
+   */
   private onWriteError(error: Error): void {
-    if (error instanceof SessionError && error.code === "locked" && this.readOnlyReason === undefined) {
+    if (error instanceof SessionError && error.code === "replaced") this.detach(error);
+    else if (error instanceof SessionError && error.code === "locked" && this.readOnlyReason === undefined) {
       this.readOnlyReason = error.message;
       this.changes.fire({ kind: "read-only", reason: error.message });
     }
     this.changes.fire({ kind: "error", error });
+    this.changes.fire({ kind: "unsaved", ids: this.writer?.failedIds() ?? [], error });
+    if (!this.isReadOnly()) this.scheduleRetry();
+  }
+
+  /** Stops writing to (and reading) a file that is no longer the one this session read. */
+  private detach(error: SessionError): void {
+    if (this.detached) return;
+    this.detached = true;
+    this.tail?.dispose();
+    this.tail = undefined;
+    this.readOnlyReason = error.message;
+    this.changes.fire({ kind: "read-only", reason: error.message, replaced: true });
+  }
+
+  /** The file was replaced or deleted while open (this session keeps everything in memory; save it as a new one). */
+  isDetached(): boolean {
+    return this.detached;
+  }
+
+  /** Entries whose write failed and that are kept in memory until a write succeeds (or a save as a new session). */
+  getUnsavedEntryIds(): string[] {
+    return this.writer?.failedIds() ?? [];
+  }
+
+  private scheduleRetry(): void {
+    if (this.retryTimer || this.disposed) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      if (!this.disposed && !this.isReadOnly()) this.flush().catch(() => undefined);
+    }, RETRY_MS);
+    this.retryTimer.unref();
   }
 
   /** Resolves when every append so far is written to the file. */
   async flush(): Promise<void> {
+    const hadFailures = (this.writer?.failedIds().length ?? 0) > 0;
     try {
       await this.writer?.flush();
     } catch (err) {
       this.onWriteError(err as Error);
       throw err;
     }
+    if (hadFailures && this.writer?.failedIds().length === 0) this.changes.fire({ kind: "unsaved", ids: [] });
   }
 
   // ---------------------------------------------------------------- following the file
@@ -503,16 +569,23 @@ export class SessionManager extends SessionReader implements Disposable {
 
   private async readGrowth(): Promise<void> {
     const file = this.sessionFile;
-    if (!file || !this.onDisk || this.disposed) return;
+    if (!file || !this.onDisk || this.disposed || this.detached) return;
     let st;
     try {
       st = await fs.stat(file);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
-      throw ioError(err, "read", file);
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw ioError(err, "read", file);
+      // A writer stops (keeping everything); a viewer keeps showing what it read.
+      if (!this.isReadOnly()) this.detach(fileReplacedError(file, "deleted"));
+      return;
     }
-    if ((this.ino !== 0 && st.ino !== this.ino) || st.size < this.offset) return this.reload();
-    this.ino = st.ino;
+    const replaced = this.identity !== undefined && !sameFile(identityOf(st), this.identity);
+    if (replaced || st.size < this.offset) {
+      // A writer never reads another file into the session it writes: it stops and keeps its entries.
+      if (!this.isReadOnly()) return this.detach(fileReplacedError(file, "replaced"));
+      return this.reload();
+    }
+    this.identity = identityOf(st);
     const buf = await readFrom(file, this.offset, st.size);
     if (!buf) return;
     const nameBefore = this.store.name;
@@ -544,8 +617,10 @@ export class SessionManager extends SessionReader implements Disposable {
   /** Writes what is queued, stops following the file and releases the writer lock. */
   async close(): Promise<void> {
     if (this.disposed) return;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     try {
-      await this.flush();
+      // A detached session cannot write: its entries stay in memory until it is saved as a new session.
+      if (!this.detached) await this.flush();
     } finally {
       this.disposed = true;
       this.tail?.dispose();

@@ -1,5 +1,6 @@
 import { promises as fs } from "node:fs";
 import { AppendQueue } from "./append-queue";
+import type { FileIdentity } from "./file-identity";
 import type { WriterLock } from "./writer-lock";
 
 /** What the session does around each write. */
@@ -12,16 +13,19 @@ export interface WriterHooks {
 
 /**
  * The write side of one session file: an ordered append queue guarded by the writer lock. Before
- * every write it confirms the lock is still ours and that the file ends with a newline (a torn
- * last line gets one first, so the new line stays intact).
+ * every write it confirms the lock is still ours, that the path still names the file it writes
+ * (see AppendQueue), and that the file ends with a newline (a torn last line gets one first, so
+ * the new line stays intact).
  */
 export class SessionWriter {
   private readonly queue: AppendQueue;
 
+  /** @param identity the file as it was read; undefined for a session whose file is not written yet */
   constructor(
     readonly file: string,
     private readonly lock: WriterLock,
     hooks: WriterHooks,
+    identity?: FileIdentity,
   ) {
     this.queue = new AppendQueue(
       file,
@@ -32,17 +36,33 @@ export class SessionWriter {
         if (!(await endsWithNewline(file))) this.queue.markUnterminated();
       },
       () => hooks.written(),
+      identity,
     );
   }
 
-  /** Queues whole lines (JSON texts without newlines). */
-  enqueue(lines: string[]): void {
-    this.queue.enqueue(lines);
+  /** Queues whole lines (JSON texts without newlines), each with the id of its entry (none for the header). */
+  enqueue(lines: string[], ids?: (string | undefined)[]): void {
+    this.queue.enqueue(lines, ids);
   }
 
   /** Writes everything queued; rejects with a clear error (the lines stay queued) when it cannot. */
   flush(): Promise<void> {
     return this.queue.flush();
+  }
+
+  /** Ids of entries whose write failed and that are still waiting to be written. */
+  failedIds(): string[] {
+    return this.queue.failedIds();
+  }
+
+  /** Ids of every entry not written yet. */
+  pendingIds(): string[] {
+    return this.queue.pendingIds();
+  }
+
+  /** The file was rewritten by this writer (migration): the new file is the one to write. */
+  expect(identity: FileIdentity): Promise<void> {
+    return this.queue.expect(identity);
   }
 
   /** Stops writing and gives the lock up. */

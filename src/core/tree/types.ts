@@ -46,4 +46,6 @@ export interface EntrySummary {
   checkoutMarker?: boolean;
   /** Set by the host when a field was outside the protocol's limits and was shortened or replaced to draw the entry. */
   clamped?: boolean;
+  /** Set by the host while the entry's write has failed: it lives in memory only, until a retry or a save as a new session. */
+  unsaved?: boolean;
 }

@@ -226,17 +226,20 @@ export class AgentSessionRuntime {
    * for a session whose file was replaced or deleted while open: nothing the user wrote is lost.
    */
   saveAsNew(options: ReplaceOptions = {}): Promise<ForkResult> {
-    this.assertLive();
+    try {
+      this.assertCanReplace();
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const source = this.session.sessionManager;
     const leaf = source.getLeafId();
     if (leaf === null) return Promise.reject(new RuntimeError("nothing-to-fork", "The session is empty: there is nothing to save yet."));
-    return this.replace({
+    return this.replace(options, () => ({
       before: () => this.cancelledBy("session_before_fork", { type: "session_before_fork", entryId: leaf, position: "at" }),
       target: async () => ({ kind: "ready", sm: await SessionManager.branchFrom(source, leaf, { sessionDir: source.getSessionDir(), lock: this.options.lock, whole: true }) }),
       shutdown: "fork",
       start: "fork",
-      withSession: options.withSession,
-    });
+    }));
   }
 
   /**

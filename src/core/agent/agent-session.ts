@@ -187,6 +187,10 @@ export class AgentSession implements Disposable {
   hasPendingMessages(): boolean {
     return this.queue.has("steer") || this.queue.has("followUp");
   }
+  /** Whether shell commands may run here (false in an untrusted workspace). */
+  isShellAllowed(): boolean {
+    return this.allowShell;
+  }
   isReadOnly(): boolean {
     return this.sessionManager.isReadOnly();
   }

@@ -58,6 +58,10 @@ export class ExtensionHost implements Disposable {
     this.timeoutMs = ms;
   }
 
+  get handlerTimeoutMs(): number {
+    return this.timeoutMs;
+  }
+
   /** Registers an extension after those already registered in its group; dispose to unregister. */
   register(extension: SessionExtension, group: ExtensionGroup = "api"): Disposable {
     if (!extension || typeof extension.name !== "string" || typeof extension.handlers !== "object" || extension.handlers === null) {
@@ -71,7 +75,7 @@ export class ExtensionHost implements Disposable {
   }
 
   hasHandlers(type: ExtensionEventType): boolean {
-    return this.registered.some((e) => typeof e.extension.handlers[type] === "function");
+    return this.registered.some((e) => handlersOf(e.extension, type).length > 0);
   }
 
   /** The dispatch order: Pi extensions, then API registrations. */
@@ -92,30 +96,30 @@ export class ExtensionHost implements Disposable {
     const reducer = reducerFor(type);
     let state = reducer?.start(event);
     // A snapshot: registering or unregistering during dispatch affects the next event, not this one.
-    for (const { extension } of this.ordered()) {
-      const handler = extension.handlers[type] as ((e: unknown, c: ExtensionContext) => unknown) | undefined;
-      if (typeof handler !== "function") continue;
-      const seen = reducer ? reducer.eventFor(state, event) : event;
-      let answer: unknown;
-      try {
-        answer = await this.call(extension.name, type, () => handler(seen, context));
-      } catch (error) {
-        const err = asError(error);
-        this.report(extension.name, type, err);
-        if (reducer?.onFailure) {
-          const reduced = reducer.onFailure(state, err, extension.name);
-          state = reduced.state;
-          if (reduced.stop) break;
+    dispatch: for (const { extension } of this.ordered()) {
+      for (const handler of handlersOf(extension, type)) {
+        const seen = reducer ? reducer.eventFor(state, event) : event;
+        let answer: unknown;
+        try {
+          answer = await this.call(extension.name, type, () => handler(seen, context));
+        } catch (error) {
+          const err = asError(error);
+          this.report(extension.name, type, err);
+          if (reducer?.onFailure) {
+            const reduced = reducer.onFailure(state, err, extension.name);
+            state = reduced.state;
+            if (reduced.stop) break dispatch;
+          }
+          continue;
         }
-        continue;
-      }
-      if (!reducer) continue;
-      try {
-        const reduced = reducer.apply(state, answer, extension.name);
-        state = reduced.state;
-        if (reduced.stop) break;
-      } catch (error) {
-        this.report(extension.name, type, asError(error));
+        if (!reducer) continue;
+        try {
+          const reduced = reducer.apply(state, answer, extension.name);
+          state = reduced.state;
+          if (reduced.stop) break dispatch;
+        } catch (error) {
+          this.report(extension.name, type, asError(error));
+        }
       }
     }
     return reducer ? (reducer.result(state) as ExtensionEventResultMap[K] | undefined) : undefined;
@@ -177,6 +181,14 @@ export class ExtensionHost implements Disposable {
     this.registered = [];
     this.errors.dispose();
   }
+}
+
+/** An extension's handlers for an event: one function, or (Pi extensions) several in registration order. */
+function handlersOf(extension: SessionExtension, type: ExtensionEventType): ((e: unknown, c: ExtensionContext) => unknown)[] {
+  const handler = extension.handlers[type] as unknown;
+  if (typeof handler === "function") return [handler as (e: unknown, c: ExtensionContext) => unknown];
+  if (Array.isArray(handler)) return handler.filter((h): h is (e: unknown, c: ExtensionContext) => unknown => typeof h === "function");
+  return [];
 }
 
 function asError(error: unknown): Error {

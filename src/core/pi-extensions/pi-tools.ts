@@ -1,0 +1,64 @@
+/**
+ * A tool an extension registered with `pi.registerTool` as one of Arbor's tools: offered to the
+ * model (listed in the system prompt only with a promptSnippet, as in Pi), run through the same
+ * tool runner as the built-in tools (so the same approvals apply), its arguments checked against
+ * its TypeBox schema first, its `execute` called with Pi's convention.
+ */
+import { DEFAULT_OUTPUT_LIMITS } from "../agent/output/output-limits";
+import type { AgentTool, ToolOutcome } from "../agent/tools/tool";
+import type { ImageContent, TextContent } from "../session/types";
+import type { PiTool } from "./builtin-tools";
+import { runInToolScope } from "./tool-scope";
+
+/** Checks and coerces arguments against a tool's schema (pi-ai's validateToolArguments); throws a message the model can act on. */
+export type ArgumentValidator = (tool: { name: string; description: string; parameters: unknown }, call: { type: "toolCall"; id: string; name: string; arguments: Record<string, unknown> }) => unknown;
+
+/** A TypeBox schema as plain JSON Schema (TypeBox keeps its bookkeeping under symbols, which JSON drops). */
+export function jsonSchemaOf(schema: unknown): Record<string, unknown> {
+  if (typeof schema !== "object" || schema === null) return { type: "object", properties: {} };
+  return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+}
+
+export interface PiToolBinding {
+  /** The extension's name (the tool's source). */
+  extension: string;
+  /** Pi's ctx for the extension, made per call. */
+  context(): unknown;
+  validate?: ArgumentValidator;
+}
+
+/** Wraps a registered Pi tool as an Arbor tool. */
+export function adaptPiTool(tool: PiTool, binding: PiToolBinding): AgentTool {
+  const parameters = jsonSchemaOf(tool.parameters);
+  return {
+    definition: { name: tool.name, description: String(tool.description ?? ""), parameters },
+    promptSnippet: typeof tool.promptSnippet === "string" ? tool.promptSnippet : undefined,
+    promptGuidelines: Array.isArray(tool.promptGuidelines) ? tool.promptGuidelines.filter((g): g is string => typeof g === "string") : undefined,
+    source: binding.extension,
+    async execute(args, context): Promise<ToolOutcome> {
+      let params: Record<string, unknown> = args;
+      if (typeof tool.prepareArguments === "function") params = tool.prepareArguments(args) as Record<string, unknown>;
+      if (binding.validate && tool.parameters) {
+        params = binding.validate({ name: tool.name, description: String(tool.description ?? ""), parameters: tool.parameters }, {
+          type: "toolCall",
+          id: context.toolCallId,
+          name: tool.name,
+          arguments: params,
+        }) as Record<string, unknown>;
+      }
+      const onUpdate = context.onUpdate
+        ? (partial: { content?: { type: string; text?: string }[] }) => {
+            const text = (partial?.content ?? []).map((b) => (b.type === "text" ? (b.text ?? "") : "")).join("");
+            if (text) context.onUpdate!(text);
+          }
+        : undefined;
+      const scope = { cwd: context.cwd, allowShell: context.allowShell, limits: context.limits ?? DEFAULT_OUTPUT_LIMITS, outputDirectory: context.outputDirectory };
+      const result = await runInToolScope(scope, () => tool.execute(context.toolCallId, params, context.signal, onUpdate, binding.context()));
+      const content = Array.isArray(result?.content) ? (result.content as (TextContent | ImageContent)[]) : [{ type: "text" as const, text: String(result ?? "") }];
+      const outcome: ToolOutcome = { content };
+      if (result?.details !== undefined) outcome.details = result.details;
+      if (result?.isError === true) outcome.isError = true;
+      return outcome;
+    },
+  };
+}

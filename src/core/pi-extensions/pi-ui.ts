@@ -1,0 +1,147 @@
+/**
+ * Pi's `ctx.ui` for one extension. The core knows only {@link PiUiHost}: what a front end must
+ * show (notifications, choices, text input, status items, the chat input). The VS Code layer
+ * implements it in one module (src/extension/pi-ui-vscode.ts) with native notifications, quick
+ * picks, input boxes and status-bar items. What only Pi's terminal has (custom components,
+ * overlays, editor replacements, raw key input) fails with one clear message naming the
+ * extension and the call; the extension's other calls keep working.
+ */
+import { UnsupportedCallError } from "./unsupported";
+
+/** Pi's dialog options: `timeout` (ms) dismisses the dialog with its default answer, `signal` dismisses it when aborted. */
+export interface DialogOptions {
+  timeout?: number;
+  signal?: AbortSignal;
+}
+
+export type NotifyType = "info" | "warning" | "error";
+
+/** What a front end implements. `extension` names who asks (for titles and messages). */
+export interface PiUiHost {
+  notify(extension: string, message: string, type: NotifyType): void;
+  confirm(extension: string, title: string, message: string, options: DialogOptions): Promise<boolean>;
+  select(extension: string, title: string, choices: string[], options: DialogOptions): Promise<string | undefined>;
+  input(extension: string, title: string, placeholder: string | undefined, options: DialogOptions): Promise<string | undefined>;
+  /** A longer text to edit (Pi's editor dialog). */
+  editor(extension: string, title: string, prefill: string | undefined): Promise<string | undefined>;
+  /** A status item per extension and key; undefined removes it. */
+  setStatus(extension: string, key: string, text: string | undefined): void;
+  /** Lines an extension wants shown (Pi's text widgets); undefined removes them. */
+  setWidget(extension: string, key: string, lines: string[] | undefined): void;
+  setTitle(extension: string, title: string): void;
+  /** The chat's input box. */
+  setEditorText(extension: string, text: string): void;
+  getEditorText(extension: string): string;
+}
+
+/** Pi's theme, for text: every styling call returns its text unchanged (VS Code themes the UI itself). */
+export function plainTheme(): Record<string, unknown> {
+  const identity = (text: unknown): string => (typeof text === "string" ? text : String(text ?? ""));
+  const known: Record<string, unknown> = {
+    fg: (_color: unknown, text: unknown) => identity(text),
+    bg: (_color: unknown, text: unknown) => identity(text),
+    bold: identity,
+    italic: identity,
+    underline: identity,
+    inverse: identity,
+    strikethrough: identity,
+    dim: identity,
+    getFgAnsi: () => "",
+    getBgAnsi: () => "",
+    getColorMode: () => "truecolor",
+    getThinkingBorderColor: () => identity,
+    getBashModeBorderColor: () => identity,
+  };
+  return new Proxy(known, {
+    get(target, prop) {
+      if (typeof prop === "symbol") return undefined;
+      if (prop in target) return target[prop];
+      // Any other styling helper: hand back the last text it was given.
+      return (...args: unknown[]) => {
+        const last = [...args].reverse().find((a) => typeof a === "string");
+        return typeof last === "string" ? last : "";
+      };
+    },
+  });
+}
+
+export interface PiUiDeps {
+  host: PiUiHost;
+  /** Stops the extension's handler timers while the user answers its dialog. */
+  pauseTimeouts(extension: string): () => void;
+  /** Tells the user (once per call) what could not be done. */
+  report(extension: string, error: Error): void;
+}
+
+/** Pi's ExtensionUIContext for `extension`. */
+export function createPiUi(extension: string, deps: PiUiDeps, assertActive: () => void): Record<string, unknown> {
+  const { host } = deps;
+  const reported = new Set<string>();
+  /** A call with no VS Code counterpart: reported once, then a no-op. */
+  const unsupported = (call: string): void => {
+    assertActive();
+    if (reported.has(call)) return;
+    reported.add(call);
+    deps.report(extension, new UnsupportedCallError(extension, call));
+  };
+  const dialog = async <T>(open: () => Promise<T>): Promise<T> => {
+    assertActive();
+    const resume = deps.pauseTimeouts(extension);
+    try {
+      return await open();
+    } finally {
+      resume();
+    }
+  };
+  const noop = (): void => assertActive();
+  const theme = plainTheme();
+  return {
+    notify: (message: string, type: NotifyType = "info") => (assertActive(), host.notify(extension, String(message), type)),
+    confirm: (title: string, message: string, options: DialogOptions = {}) => dialog(() => host.confirm(extension, title, message, options)),
+    select: (title: string, choices: string[], options: DialogOptions = {}) => dialog(() => host.select(extension, title, choices, options)),
+    input: (title: string, placeholder?: string, options: DialogOptions = {}) => dialog(() => host.input(extension, title, placeholder, options)),
+    editor: (title: string, prefill?: string) => dialog(() => host.editor(extension, title, prefill)),
+    setStatus: (key: string, text: string | undefined) => (assertActive(), host.setStatus(extension, key, text)),
+    setTitle: (title: string) => (assertActive(), host.setTitle(extension, title)),
+    setEditorText: (text: string) => (assertActive(), host.setEditorText(extension, text)),
+    pasteToEditor: (text: string) => (assertActive(), host.setEditorText(extension, host.getEditorText(extension) + text)),
+    getEditorText: () => (assertActive(), host.getEditorText(extension)),
+    setWidget: (key: string, content: unknown) => {
+      if (content === undefined || Array.isArray(content)) return (assertActive(), host.setWidget(extension, key, content as string[] | undefined));
+      unsupported(`ctx.ui.setWidget("${key}", <component>)`);
+    },
+    custom: () => {
+      assertActive();
+      const error = new UnsupportedCallError(extension, "ctx.ui.custom()");
+      if (!reported.has("custom")) {
+        reported.add("custom");
+        deps.report(extension, error);
+      }
+      return Promise.reject(error);
+    },
+    setFooter: (factory: unknown) => (factory === undefined ? noop() : unsupported("ctx.ui.setFooter()")),
+    setHeader: (factory: unknown) => (factory === undefined ? noop() : unsupported("ctx.ui.setHeader()")),
+    setEditorComponent: (factory: unknown) => (factory === undefined ? noop() : unsupported("ctx.ui.setEditorComponent()")),
+    getEditorComponent: () => (assertActive(), undefined),
+    onTerminalInput: () => {
+      unsupported("ctx.ui.onTerminalInput()");
+      return () => undefined;
+    },
+    addAutocompleteProvider: () => unsupported("ctx.ui.addAutocompleteProvider()"),
+    // Cosmetics of Pi's terminal that VS Code draws its own way: accepted and ignored.
+    setWorkingMessage: noop,
+    setWorkingVisible: noop,
+    setWorkingIndicator: noop,
+    setHiddenThinkingLabel: noop,
+    setToolsExpanded: noop,
+    getToolsExpanded: () => (assertActive(), false),
+    requestRender: noop,
+    get theme() {
+      assertActive();
+      return theme;
+    },
+    getAllThemes: () => (assertActive(), []),
+    getTheme: () => (assertActive(), undefined),
+    setTheme: () => (assertActive(), { success: false, error: "Arbor follows VS Code's color theme." }),
+  };
+}

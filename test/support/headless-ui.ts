@@ -1,0 +1,69 @@
+/**
+ * A PiUiHost for tests without VS Code: it records every call and answers dialogs from a script
+ * (or with the dialog's default when the script is empty), honouring `timeout` and `signal` the way
+ * the VS Code module does.
+ */
+import type { DialogOptions, NotifyType, PiUiHost } from "../../src/core/pi-extensions/pi-ui";
+
+export type UiAnswer = boolean | string | undefined | { hold: true };
+
+export class HeadlessUi implements PiUiHost {
+  readonly calls: string[] = [];
+  readonly notifications: { extension: string; message: string; type: NotifyType }[] = [];
+  readonly statuses = new Map<string, string>();
+  editorText = "";
+  private readonly answers: UiAnswer[] = [];
+
+  /** Queues answers for the next dialogs, in order. `{ hold: true }`: the dialog stays open until timeout or signal. */
+  answer(...answers: UiAnswer[]): void {
+    this.answers.push(...answers);
+  }
+
+  private async dialog<T>(call: string, fallback: T, options: DialogOptions): Promise<T> {
+    this.calls.push(call);
+    const next = this.answers.shift();
+    if (next && typeof next === "object" && "hold" in next) {
+      return new Promise<T>((resolve) => {
+        const timer = options.timeout ? setTimeout(() => resolve(fallback), options.timeout) : undefined;
+        options.signal?.addEventListener("abort", () => {
+          clearTimeout(timer);
+          resolve(fallback);
+        });
+      });
+    }
+    return (next === undefined ? fallback : next) as T;
+  }
+
+  notify(extension: string, message: string, type: NotifyType): void {
+    this.calls.push(`notify ${type}: ${message}`);
+    this.notifications.push({ extension, message, type });
+  }
+  confirm(_e: string, title: string, _m: string, options: DialogOptions): Promise<boolean> {
+    return this.dialog(`confirm: ${title}`, false, options);
+  }
+  select(_e: string, title: string, _c: string[], options: DialogOptions): Promise<string | undefined> {
+    return this.dialog(`select: ${title}`, undefined, options);
+  }
+  input(_e: string, title: string, _p: string | undefined, options: DialogOptions): Promise<string | undefined> {
+    return this.dialog(`input: ${title}`, undefined, options);
+  }
+  editor(_e: string, title: string): Promise<string | undefined> {
+    return this.dialog(`editor: ${title}`, undefined, {});
+  }
+  setStatus(extension: string, key: string, text: string | undefined): void {
+    if (text === undefined) this.statuses.delete(`${extension}/${key}`);
+    else this.statuses.set(`${extension}/${key}`, text);
+  }
+  setWidget(extension: string, key: string, lines: string[] | undefined): void {
+    this.calls.push(`widget ${extension}/${key}: ${lines?.join("|") ?? "(removed)"}`);
+  }
+  setTitle(_extension: string, title: string): void {
+    this.calls.push(`title: ${title}`);
+  }
+  setEditorText(_extension: string, text: string): void {
+    this.editorText = text;
+  }
+  getEditorText(): string {
+    return this.editorText;
+  }
+}

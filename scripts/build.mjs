@@ -1,6 +1,6 @@
 // One esbuild script: the extension (node, cjs, `vscode` external), the webviews and the exported
 // page (browser, iife) and the `arbor` command line (node, cjs, with a shebang).
-// Plus pi-ai (Pi's provider layer) and its vendor SDKs as lazily loaded ESM chunks in dist/pi-ai/.
+// Plus pi-ai (Pi's provider layer) and its vendor SDKs, typebox and jiti as lazily loaded ESM chunks in dist/pi-ai/.
 import * as esbuild from "esbuild";
 import { createHash } from "node:crypto";
 import { cpSync, mkdirSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -34,6 +34,12 @@ const LAZY_MODULES = {
   "@mariozechner/pi-ai/mistral": "mistral",
   openai: "openai-sdk",
   "@anthropic-ai/sdk": "anthropic-sdk",
+  // What Pi extension files import (src/core/pi-extensions/shared-modules.ts): typebox shares its chunk
+  // with pi-ai, so a tool's schema and pi-ai's argument check use one copy; jiti loads the files.
+  typebox: "typebox",
+  "typebox/compile": "typebox-compile",
+  "typebox/value": "typebox-value",
+  "jiti/static": "jiti",
 };
 const LAZY_DIR = "pi-ai";
 
@@ -41,7 +47,7 @@ const LAZY_DIR = "pi-ai";
 const lazyModules = {
   name: "lazy-modules",
   setup(build) {
-    build.onResolve({ filter: /^(@mariozechner\/pi-ai(\/[^/]+)?|openai|@anthropic-ai\/sdk)$/ }, (args) => {
+    build.onResolve({ filter: /^(@mariozechner\/pi-ai(\/[^/]+)?|openai|@anthropic-ai\/sdk|typebox(\/compile|\/value)?|jiti\/static)$/ }, (args) => {
       const chunk = LAZY_MODULES[args.path];
       if (!chunk) return { errors: [{ text: `${args.path} is not in LAZY_MODULES (scripts/build.mjs)` }] };
       if (args.kind !== "dynamic-import") {

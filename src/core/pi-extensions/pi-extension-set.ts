@@ -33,6 +33,8 @@ export interface PiExtensionSetOptions {
   cacheDir: string | false;
   /** `ctx.shutdown()`: close the session once it is idle. */
   requestShutdown(): void;
+  /** A session's extensions ended (the front end drops what they showed, such as status items). */
+  sessionEnded?(): void;
 }
 
 /** One error an extension caused, for the Extensions list. */
@@ -134,6 +136,7 @@ export class PiExtensionSet implements SessionScopedExtensions, Disposable {
       for (const registration of registrations) registration.dispose();
       for (const instance of made) instance.end();
       if (this.instances === made) this.instances = [];
+      this.options.sessionEnded?.();
       this.changes.fire();
     });
   }

@@ -123,57 +123,44 @@ export class PiInstance {
 
   /** Pi's ExtensionContext for handlers and tools; every member checks the session is still current. */
   context(): Record<string, unknown> {
-    const self = this;
     const sessionModels = (): PiModelLike[] => {
-      const model = self.session().getModel();
-      return model ? [toPiModel(model, self.env.models)] : [];
+      const model = this.session().getModel();
+      return model ? [toPiModel(model, this.env.models)] : [];
     };
     const registry = modelRegistryView(this.env.models, sessionModels);
-    const view = readonlySessionView(() => self.sm());
-    return {
-      get ui() {
-        self.assertActive();
-        return self.ui;
-      },
-      get hasUI() {
-        self.assertActive();
-        return true;
-      },
-      get cwd() {
-        return self.sm().getCwd();
-      },
-      get sessionManager() {
-        self.assertActive();
-        return view;
-      },
-      get modelRegistry() {
-        self.assertActive();
-        return registry;
-      },
-      get model() {
-        const model = self.session().getModel();
-        return model ? toPiModel(model, self.env.models) : undefined;
-      },
-      get signal() {
-        return self.session().getSignal();
-      },
-      isIdle: () => self.session().isIdle(),
-      abort: () => self.session().abort(),
-      hasPendingMessages: () => self.session().hasPendingMessages(),
-      shutdown: () => (self.assertActive(), self.env.requestShutdown()),
-      getContextUsage: () => self.session().getContextUsage(),
-      getSystemPrompt: () => self.session().getSystemPrompt(),
+    const view = readonlySessionView(() => this.sm());
+    /** A property read that checks the session is still current first. */
+    const live = (read: () => unknown): PropertyDescriptor => ({ enumerable: true, get: () => (this.assertActive(), read()) });
+    const getters: PropertyDescriptorMap = {
+      ui: live(() => this.ui),
+      hasUI: live(() => true),
+      cwd: live(() => this.sm().getCwd()),
+      sessionManager: live(() => view),
+      modelRegistry: live(() => registry),
+      model: live(() => {
+        const model = this.session().getModel();
+        return model ? toPiModel(model, this.env.models) : undefined;
+      }),
+      signal: live(() => this.session().getSignal()),
+    };
+    return Object.defineProperties({
+      isIdle: () => this.session().isIdle(),
+      abort: () => this.session().abort(),
+      hasPendingMessages: () => this.session().hasPendingMessages(),
+      shutdown: () => (this.assertActive(), this.env.requestShutdown()),
+      getContextUsage: () => this.session().getContextUsage(),
+      getSystemPrompt: () => this.session().getSystemPrompt(),
       compact: (options: { customInstructions?: string; onComplete?: (r: unknown) => void; onError?: (e: Error) => void } = {}) => {
-        const session = self.session();
+        const session = this.session();
         void session.compact(options.customInstructions).then(
           (outcome) => {
             if (outcome.kind === "compacted") options.onComplete?.(outcome.result);
             else options.onError?.(new Error("The compaction was cancelled."));
           },
-          (error: Error) => (options.onError ? options.onError(error) : self.env.host.report(self.name, "compact", error)),
+          (error: Error) => (options.onError ? options.onError(error) : this.env.host.report(this.name, "compact", error)),
         );
       },
-    };
+    }, getters) as Record<string, unknown>;
   }
 
   /** Pi's ExtensionCommandContext: the context plus the session controls commands may use. */

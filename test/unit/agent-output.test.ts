@@ -1,6 +1,6 @@
 /** Output capping: tail and head cuts, sanitizing, and the full-output file of a streamed capture. */
 import * as assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { OutputCapture } from "../../src/core/agent/output/output-capture";
 import { sanitizeOutput, truncateHead, truncateTail } from "../../src/core/agent/output/output-limits";
 import { makeTempDir } from "../support/temp-dir";
@@ -81,11 +81,33 @@ describe("OutputCapture", () => {
   });
 
   it("still returns the tail when the full-output file cannot be written", async () => {
-    const capture = new OutputCapture({ limits: { maxLines: 2, maxBytes: 1000 }, directory: `${tmp.dir}/missing/folder` });
+    // A file where the folder should be: no folder can be made there.
+    writeFileSync(`${tmp.dir}/not-a-folder`, "");
+    const capture = new OutputCapture({ limits: { maxLines: 2, maxBytes: 1000 }, directory: `${tmp.dir}/not-a-folder/output` });
     capture.append(lines(10));
     const out = await capture.finish();
     assert.equal(out.truncated, true);
     assert.equal(out.output, "line 9\nline 10");
     assert.equal(out.fullOutputPath, undefined);
+  });
+
+  it("creates the folder of the full-output file when it does not exist yet", async () => {
+    const directory = `${tmp.dir}/storage/output`;
+    const capture = new OutputCapture({ limits: { maxLines: 2, maxBytes: 1000 }, directory });
+    capture.append(lines(10));
+    const out = await capture.finish();
+    assert.ok(out.fullOutputPath?.startsWith(`${directory}/`), "the file is in the asked-for folder");
+    assert.equal(readFileSync(out.fullOutputPath!, "utf8"), lines(10));
+  });
+
+  it("caps the full-output file at its byte limit and says so at the cut", async () => {
+    const capture = new OutputCapture({ limits: { maxLines: 5, maxBytes: 100 }, directory: tmp.dir, maxFileBytes: 1000 });
+    const whole = `${lines(5000)}\n`;
+    for (let i = 0; i < whole.length; i += 333) capture.append(whole.slice(i, i + 333));
+    const out = await capture.finish();
+    assert.ok(out.output.endsWith("line 5000\n"), "the inline tail is still the end of the output");
+    const saved = readFileSync(out.fullOutputPath!, "utf8");
+    assert.ok(saved.startsWith(whole.slice(0, 1000)), "the file keeps the head, up to the cap");
+    assert.match(saved.slice(1000), /^\n\[Arbor: the output went on; only its first 1000 bytes were saved to this file\.\]\n$/);
   });
 });

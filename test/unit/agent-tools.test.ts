@@ -121,7 +121,7 @@ describe("AgentSession tool loop", () => {
   });
 
   it("caps the bash tool's output and points to the full output file", async () => {
-    const { sm, session } = await makeSession(kit, { outputLimits: { maxLines: 20, maxBytes: 1000 } });
+    const { sm, session } = await makeSession(kit, { outputLimits: { maxLines: 20, maxBytes: 1000 }, toolPolicy: { autoApprove: "commands" } });
     kit.server.script(reply.toolCall({ name: "bash", arguments: { command: "seq 1 3000" } }), reply.text("long"));
     await session.prompt("count");
     const [result] = toolResults(sm.getBranch());
@@ -155,7 +155,7 @@ describe("AgentSession tool loop", () => {
   });
 
   it("stopping during a tool call cancels it, answers the remaining calls as cancelled, and calls the model no more", async () => {
-    const { sm, session } = await makeSession(kit);
+    const { sm, session } = await makeSession(kit, { toolPolicy: { autoApprove: "commands" } });
     kit.server.script(
       reply.toolCall([
         { id: "c1", name: "bash", arguments: { command: "echo go; sleep 30" } },

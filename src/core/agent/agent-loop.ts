@@ -19,6 +19,7 @@ import type { OutputLimits } from "./output/output-limits";
 import { PartialReply } from "./partial-reply";
 import { isContextOverflow } from "./providers/provider-errors";
 import { ABORTED_ERROR_MESSAGE, type ModelInfo, type ModelProvider, type ModelRequest, type ToolDefinition } from "./providers/provider";
+import type { ProcessGroups } from "./shell/process-groups";
 import { ToolSet } from "./tool-runner";
 
 /** Error text of a reply whose stream broke its contract (no final message). */
@@ -61,6 +62,7 @@ export interface TurnLoopInput extends RunRecorder {
   limits: OutputLimits;
   allowShell: boolean;
   outputDirectory?: string;
+  processGroups?: ProcessGroups;
   maxTurns: number;
   /** Messages sent while the run goes; taken after each turn. */
   queue?: MessageQueue;
@@ -198,6 +200,7 @@ async function runToolCalls(calls: readonly ToolCall[], input: TurnLoopInput): P
           limits: input.limits,
           allowShell: input.allowShell,
           outputDirectory: input.outputDirectory,
+          processGroups: input.processGroups,
           onUpdate: (toolCallId, text) => {
             input.emit({ type: "tool_update", toolCallId, text });
             input.hooks?.notify?.({ type: "tool_execution_update", toolCallId, toolName: call.name, args, partialResult: { content: [{ type: "text", text }] } });

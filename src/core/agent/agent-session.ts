@@ -28,6 +28,8 @@ import type { ModelInfo, ModelProvider, ToolDefinition } from "./providers/provi
 import { RunSlots } from "./run-slots";
 import { SessionCompactor } from "./session-compactor";
 import { buildSystemPrompt, type SystemPromptInput } from "./system-prompt";
+import { ToolGuard, type ToolRestrictions } from "./safety/tool-guard";
+import { ProcessGroups } from "./shell/process-groups";
 import { ToolSet, type ToolPolicy } from "./tool-runner";
 import { createCodingTools } from "./tools";
 import type { AgentTool } from "./tools/tool";
@@ -49,9 +51,14 @@ export interface AgentSessionConfig {
   defaultThinkingLevel?: ThinkingLevel;
   /** Default: the core coding tools (read, write, edit, bash). */
   tools?: readonly AgentTool[];
+  /** Disabled tools, approvals (who asks the user, auto-approve, the workspace folders), the command timeout. */
   toolPolicy?: ToolPolicy;
   /** False (untrusted workspaces) makes `!cmd` and the bash tool refuse. Default true. */
   allowShell?: boolean;
+  /** False (untrusted workspaces) offers and runs only read-only tools: no writes, no edits. Default true. */
+  allowWrites?: boolean;
+  /** Why shell or writes are off, in the host's words (see getToolRestrictions). */
+  restrictionReason?: string;
   /** Our own prompt by default; a string replaces it, a function builds it per request. */
   systemPrompt?: string | ((input: SystemPromptInput) => string);
   compaction?: Partial<CompactionSettings>;
@@ -114,6 +121,10 @@ export class AgentSession implements Disposable {
   private readonly subscriptions = new DisposableStore();
   private readonly selection: ModelSelection;
   private readonly tools: ToolSet;
+  private readonly guard: ToolGuard;
+  private toolPolicy: ToolPolicy;
+  /** The process groups of this session's commands; none outlives the session. */
+  private readonly processGroups = new ProcessGroups();
   private readonly allowShell: boolean;
   private readonly settings: CompactionSettings;
   private readonly limits: OutputLimits;
@@ -127,7 +138,16 @@ export class AgentSession implements Disposable {
   constructor(private readonly options: AgentSessionOptions) {
     this.sessionManager = options.sessionManager;
     this.allowShell = options.allowShell ?? true;
-    this.tools = new ToolSet(options.tools ?? createCodingTools({ shellPath: options.shellPath }), options.toolPolicy, this.allowShell);
+    this.toolPolicy = options.toolPolicy ?? {};
+    this.guard = new ToolGuard({
+      session: this.sessionManager,
+      policy: () => this.toolPolicy,
+      allowShell: this.allowShell,
+      allowWrites: options.allowWrites ?? true,
+      restrictionReason: options.restrictionReason,
+      emit: (event) => this.emit(event),
+    });
+    this.tools = new ToolSet(options.tools ?? createCodingTools({ shellPath: options.shellPath }), this.guard, () => this.toolPolicy);
     this.settings = { ...DEFAULT_COMPACTION_SETTINGS, ...options.compaction };
     this.limits = options.outputLimits ?? DEFAULT_OUTPUT_LIMITS;
     this.selection = new ModelSelection(
@@ -202,7 +222,14 @@ export class AgentSession implements Disposable {
     return this.tools.definitions();
   }
   setToolPolicy(policy: ToolPolicy): void {
-    this.tools.setPolicy(policy);
+    this.toolPolicy = policy;
+  }
+  /**
+   * What the agent may do here and why not (Restricted Mode, a session without a usable folder, a
+   * folder outside the workspace that will be asked about), for the chat to say.
+   */
+  getToolRestrictions(): ToolRestrictions {
+    return this.guard.restrictions();
   }
   /** Tools registered by extensions (offered with the built-ins; a same-named one replaces a built-in). */
   setExtensionTools(tools: readonly AgentTool[]): void {
@@ -339,6 +366,7 @@ export class AgentSession implements Disposable {
     const added: AgentMessage[] = [];
     const recorder = { sessionManager: this.sessionManager, hooks, emit: (event: AgentSessionEvent) => this.emit(event), added };
     this.running = true;
+    this.guard.beginRun();
     try {
       hooks?.notify?.({ type: "agent_start" });
       hooks?.notify?.({ type: "turn_start", turnIndex: 0, timestamp: Date.now() });
@@ -360,6 +388,7 @@ export class AgentSession implements Disposable {
         limits: this.limits,
         allowShell: this.allowShell,
         outputDirectory: this.options.outputDirectory,
+        processGroups: this.processGroups,
         maxTurns: this.options.maxTurns ?? 50,
         queue: this.queue,
         recoverFromOverflow: () => this.compactor.auto("overflow", signal),
@@ -422,6 +451,12 @@ export class AgentSession implements Disposable {
     if (this.slots.isBusy("bash")) throw new AgentError("busy", "A shell command is already running; stop it first.");
     const slot = this.slots.occupy("bash", options.signal);
     try {
+      const refusal = await this.guard.admitFolder(slot.signal);
+      if (refusal) {
+        const folder = this.guard.folder();
+        if (folder.kind === "invalid") throw new AgentError("no-working-folder", folder.message);
+        throw new AgentError("denied", refusal.cancelled ? "The command was stopped before it ran." : refusal.text);
+      }
       const override = await this.options.hooks?.userBash?.({
         type: "user_bash",
         command: trimmed,
@@ -437,6 +472,7 @@ export class AgentSession implements Disposable {
         limits: this.limits,
         outputDirectory: this.options.outputDirectory,
         shellPath: this.options.shellPath,
+        processGroups: this.processGroups,
         slots: this.slots,
         emit: (event) => this.emit(event),
       });
@@ -445,7 +481,10 @@ export class AgentSession implements Disposable {
     }
   }
 
-  /** Stops the running prompt, compaction or summary, and any shell command. */
+  /**
+   * Stops the running prompt, compaction or summary, and any shell command (its whole process
+   * group). Processes that earlier commands left in the background keep running until the session ends.
+   */
   abort(): void {
     this.slots.abort();
   }
@@ -638,6 +677,8 @@ export class AgentSession implements Disposable {
   }
 
   private finishDispose(): void {
+    // No process of this session outlives it.
+    this.processGroups.dispose();
     this.emit({ type: "disposed" });
     this.disposed = true;
     this.subscriptions.dispose();

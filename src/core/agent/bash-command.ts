@@ -6,6 +6,7 @@ import type { BashOperations, UserBashResult } from "./hook-events";
 import { OutputCapture } from "./output/output-capture";
 import type { OutputLimits } from "./output/output-limits";
 import type { RunSlots } from "./run-slots";
+import type { ProcessGroups } from "./shell/process-groups";
 import { runShellCommand, type ShellResult } from "./shell/run-shell";
 
 /** What `!cmd` produced. */
@@ -23,6 +24,7 @@ export interface BashCommandInput {
   limits: OutputLimits;
   outputDirectory?: string;
   shellPath?: string;
+  processGroups?: ProcessGroups;
   slots: RunSlots;
   emit(event: AgentSessionEvent): void;
   /** An extension's answer to `user_bash`: its own result, or operations that run the command elsewhere. */
@@ -45,6 +47,7 @@ export async function runBashCommand(input: BashCommandInput): Promise<BashRunRe
       limits: input.limits,
       outputDirectory: input.outputDirectory,
       shellPath: input.shellPath,
+      processGroups: input.processGroups,
     };
     if (input.override?.result) result = input.override.result;
     else if (input.override?.operations) result = await runWithOperations(input.override.operations, input.command, options);

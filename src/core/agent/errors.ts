@@ -20,7 +20,11 @@ export type AgentErrorCode =
   /** The model failed while writing a compaction or branch summary. */
   | "summary-failed"
   /** The session was disposed (replaced or closed). */
-  | "disposed";
+  | "disposed"
+  /** The session's header names no usable working folder, so nothing runs in it. */
+  | "no-working-folder"
+  /** The user did not approve it (or stopped while being asked). */
+  | "denied";
 
 /** An agent error with a code the UI can act on; its message is one clear sentence for users. */
 export class AgentError extends Error {
@@ -42,6 +46,10 @@ export function readOnlyMessage(reason: string | undefined): string {
 /** Said by `!cmd` and the bash tool when the host turned shell execution off. */
 export const SHELL_DISABLED_MESSAGE =
   "Shell commands are disabled in this workspace (it is not trusted). Trust the workspace to run commands.";
+
+/** Said by write tools when the host turned file changes off. */
+export const WRITES_DISABLED_MESSAGE =
+  "File changes are disabled in this workspace (it is not trusted). Trust the workspace to let the agent change files.";
 
 /** Said when a prompt needs a model and there is none. */
 export const NO_MODEL_MESSAGE =

@@ -12,6 +12,10 @@ import type {
   ToolResultMessage,
 } from "../session/types";
 import type { ModelInfo, StreamEvent } from "./providers/provider";
+import type { ApprovalAnswer, ApprovalRequest } from "./safety/approvals";
+
+/** Who settled an approval: the user, the auto-approve setting, an earlier "for this session", or nobody (no one to ask: denied). */
+export type ApprovalSource = "user" | "auto-approve" | "session-grant" | "unavailable";
 
 /** Why a compaction runs: asked for, the context crossed the threshold, or the model said it overflowed. */
 export type CompactionReason = "manual" | "threshold" | "overflow";
@@ -45,6 +49,10 @@ export type AgentSessionEvent =
   | { type: "tool_start"; toolCallId: string; toolName: string; args: Record<string, unknown> }
   | { type: "tool_update"; toolCallId: string; text: string }
   | { type: "tool_end"; toolCallId: string; result: ToolResultMessage; entryId: string }
+  /** The user is being asked to approve something (a command, a write outside the workspace, the session's folder). */
+  | { type: "approval_requested"; request: ApprovalRequest }
+  /** An approval was settled; a denial also reaches the model as the call's result. */
+  | { type: "approval_resolved"; request: ApprovalRequest; answer: ApprovalAnswer; by: ApprovalSource }
   | { type: "bash_start"; command: string; excludeFromContext: boolean }
   | { type: "bash_output"; text: string }
   /** `entryId` is undefined while the append waits for a running prompt to finish. */

@@ -9,6 +9,10 @@ export { TOOL_MESSAGES, ToolSet, type ToolConfirmationRequest, type ToolPolicy }
 export type { NavigateTreeOptions, NavigateTreeResult } from "./tree-navigation";
 export { DEFAULT_OUTPUT_LIMITS, truncateHead, truncateTail, type OutputLimits } from "./output/output-limits";
 export { runShellCommand, type ShellOptions, type ShellResult } from "./shell/run-shell";
+export { killAllProcessGroups, ProcessGroups } from "./shell/process-groups";
+export * from "./safety/approvals";
+export { NO_WORKING_FOLDER_MESSAGE, type WorkingFolderState } from "./safety/working-folder";
+export { READ_ONLY_REASON, type ToolRestrictions } from "./safety/tool-guard";
 export * from "./tools";
 export type { BashRunResult } from "./bash-command";
 export type { CompactionRunOutcome } from "./compaction-runner";

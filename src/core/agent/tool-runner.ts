@@ -1,28 +1,13 @@
 import type { ImageContent, TextContent, ToolCall, ToolResultMessage } from "../session/types";
-import { SHELL_DISABLED_MESSAGE } from "./errors";
 import { OutputCapture } from "./output/output-capture";
 import { type OutputLimits } from "./output/output-limits";
 import type { ToolDefinition } from "./providers/provider";
+import type { ToolGuard } from "./safety/tool-guard";
+import type { ToolConfirmationRequest, ToolPolicy } from "./safety/tool-policy";
+import type { ProcessGroups } from "./shell/process-groups";
 import type { AgentTool, ToolContext, ToolOutcome } from "./tools/tool";
 
-/** What the host is asked before a tool that needs confirmation runs. */
-export interface ToolConfirmationRequest {
-  toolCallId: string;
-  toolName: string;
-  args: Record<string, unknown>;
-  cwd: string;
-  signal: AbortSignal;
-}
-
-/** How the host restricts tools. */
-export interface ToolPolicy {
-  /** Tools neither offered to the model nor run. */
-  disabledTools?: readonly string[];
-  /** Tools that ask before every call: a list of names, or "all". */
-  confirmTools?: readonly string[] | "all";
-  /** Asks the user; false declines the call. Without it, calls that need confirmation are declined. */
-  confirm?: (request: ToolConfirmationRequest) => boolean | Promise<boolean>;
-}
+export type { ToolConfirmationRequest, ToolPolicy } from "./safety/tool-policy";
 
 /** Result texts the model reads when a call is not carried out. */
 export const TOOL_MESSAGES = {
@@ -40,9 +25,14 @@ export interface ToolRunOptions {
   allowShell: boolean;
   outputDirectory?: string;
   onUpdate?: (toolCallId: string, text: string) => void;
+  /** Where shell tools track the process groups they start. */
+  processGroups?: ProcessGroups;
 }
 
-/** The registered tools under the host's policy: what the model is offered, and how its calls run. */
+/**
+ * The registered tools under the host's policy and the safety rules of its guard: what the model
+ * is offered, and how its calls run (refused, asked about, or carried out).
+ */
 export class ToolSet {
   private readonly byName = new Map<string, AgentTool>();
   private extensionTools: readonly AgentTool[] = [];
@@ -50,19 +40,19 @@ export class ToolSet {
 
   constructor(
     private readonly builtins: readonly AgentTool[],
-    private policy: ToolPolicy = {},
-    private readonly allowShell = true,
+    private readonly guard: ToolGuard,
+    private readonly getPolicy: () => ToolPolicy,
   ) {
     this.index();
+  }
+
+  private get policy(): ToolPolicy {
+    return this.getPolicy();
   }
 
   private index(): void {
     this.byName.clear();
     for (const tool of [...this.builtins, ...this.extensionTools]) this.byName.set(tool.definition.name, tool);
-  }
-
-  setPolicy(policy: ToolPolicy): void {
-    this.policy = policy;
   }
 
   /** Tools added by extensions; one named like a built-in tool replaces it (Pi's tool override). */
@@ -86,9 +76,9 @@ export class ToolSet {
     return this.definitions().map((d) => d.name);
   }
 
-  /** The enabled tools themselves (for the system prompt's snippets and guidelines). */
+  /** The enabled tools the host's restrictions allow here (also for the system prompt's snippets and guidelines). */
   offeredTools(): AgentTool[] {
-    return [...this.byName.values()].filter((t) => !this.isDisabled(t) && (this.allowShell || !t.runsShell));
+    return [...this.byName.values()].filter((t) => !this.isDisabled(t) && this.guard.offers(t));
   }
 
   private isDisabled(tool: AgentTool): boolean {
@@ -96,7 +86,7 @@ export class ToolSet {
     return this.policy.disabledTools?.includes(tool.definition.name) === true;
   }
 
-  /** The definitions sent to the model: enabled tools, without shell tools when the shell is off. */
+  /** The definitions sent to the model: the offered tools. */
   definitions(): ToolDefinition[] {
     return this.offeredTools().map((t) => t.definition);
   }
@@ -127,7 +117,8 @@ export class ToolSet {
     const tool = this.byName.get(call.name);
     if (!tool) return error(TOOL_MESSAGES.unknown(call.name, this.definitions().map((d) => d.name)));
     if (this.isDisabled(tool)) return error(TOOL_MESSAGES.disabled(call.name));
-    if (tool.runsShell && !this.allowShell) return error(SHELL_DISABLED_MESSAGE);
+    const refusal = this.guard.refusalOf(tool);
+    if (refusal) return error(refusal);
     if (options.signal.aborted) return error(TOOL_MESSAGES.cancelled);
     const args = call.arguments ?? {};
     if (this.needsConfirmation(call.name)) {
@@ -141,14 +132,18 @@ export class ToolSet {
       if (options.signal.aborted) return error(TOOL_MESSAGES.cancelled);
       if (!allowed) return error(TOOL_MESSAGES.declined(call.name));
     }
+    const admission = await this.guard.admitCall(tool, call, options.signal);
+    if (admission) return error(admission.cancelled || options.signal.aborted ? TOOL_MESSAGES.cancelled : admission.text);
     const context: ToolContext = {
       cwd: options.cwd,
       toolCallId: call.id,
       signal: options.signal,
       limits: options.limits,
-      allowShell: this.allowShell,
+      allowShell: options.allowShell,
       outputDirectory: options.outputDirectory,
       onUpdate: options.onUpdate ? (text) => options.onUpdate!(call.id, text) : undefined,
+      processGroups: options.processGroups,
+      commandTimeoutMs: this.policy.commandTimeoutMs,
     };
     try {
       return await tool.execute(args, context);

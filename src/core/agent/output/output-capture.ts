@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { createWriteStream, type WriteStream } from "node:fs";
+import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_OUTPUT_LIMITS, sanitizeOutput, truncateTail, type OutputLimits } from "./output-limits";
@@ -19,7 +19,15 @@ export interface OutputCaptureOptions {
   directory?: string;
   /** File name prefix (default `arbor-output`). */
   prefix?: string;
+  /** Most bytes the full-output file keeps (default {@link DEFAULT_FULL_OUTPUT_MAX_BYTES}); a note marks the cut. */
+  maxFileBytes?: number;
 }
+
+/**
+ * A runaway command (`yes`, a log follower) must not fill the disk: the full-output file keeps its
+ * first 64 MiB, which with the inline tail covers both ends of any output.
+ */
+export const DEFAULT_FULL_OUTPUT_MAX_BYTES = 64 * 1024 * 1024;
 
 /**
  * Collects streamed output with bounded memory: a rolling tail of twice the byte limit stays in
@@ -37,6 +45,8 @@ export class OutputCapture {
   private file: WriteStream | undefined;
   private filePath: string | undefined;
   private fileError: Error | undefined;
+  private fileBytes = 0;
+  private fileFull = false;
 
   constructor(private readonly options: OutputCaptureOptions = {}) {
     this.limits = options.limits ?? DEFAULT_OUTPUT_LIMITS;
@@ -74,7 +84,7 @@ export class OutputCapture {
     this.totalBytes += Buffer.byteLength(text, "utf8");
     for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) this.totalLines++;
     if (!this.file && this.overLimits()) this.ensureFile();
-    this.file?.write(text);
+    this.writeToFile(text);
     this.chunks.push(text);
     this.keptBytes += text.length;
     // Keep a tail large enough to cut the limit's worth from, without holding everything.
@@ -87,14 +97,36 @@ export class OutputCapture {
     return this.totalBytes > this.limits.maxBytes || this.totalLines > this.limits.maxLines;
   }
 
-  /** Opens the full-output file and writes what was collected so far (all of it, see the class note). */
+  /** Opens the full-output file (creating its folder) and writes what was collected so far (all of it, see the class note). */
   private ensureFile(): void {
     if (this.file) return;
+    const directory = this.options.directory ?? tmpdir();
     const name = `${this.options.prefix ?? "arbor-output"}-${randomBytes(8).toString("hex")}.log`;
-    this.filePath = join(this.options.directory ?? tmpdir(), name);
-    this.file = createWriteStream(this.filePath);
+    this.filePath = join(directory, name);
+    try {
+      mkdirSync(directory, { recursive: true });
+    } catch (error) {
+      this.fileError = error as Error;
+    }
+    this.file = createWriteStream(this.filePath, { mode: 0o600 });
     this.file.on("error", (error) => (this.fileError ??= error));
-    for (const chunk of this.chunks) this.file.write(chunk);
+    for (const chunk of this.chunks) this.writeToFile(chunk);
+  }
+
+  /** Appends to the full-output file up to its cap, then a note once. */
+  private writeToFile(text: string): void {
+    if (!this.file || this.fileFull) return;
+    const cap = this.options.maxFileBytes ?? DEFAULT_FULL_OUTPUT_MAX_BYTES;
+    const bytes = Buffer.from(text, "utf8");
+    if (this.fileBytes + bytes.length <= cap) {
+      this.file.write(bytes);
+      this.fileBytes += bytes.length;
+      return;
+    }
+    this.file.write(bytes.subarray(0, cap - this.fileBytes));
+    this.file.write(`\n[Arbor: the output went on; only its first ${cap} bytes were saved to this file.]\n`);
+    this.fileBytes = cap;
+    this.fileFull = true;
   }
 
   private closeFile(): Promise<void> {

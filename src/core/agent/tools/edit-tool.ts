@@ -1,5 +1,4 @@
-import { promises as fs } from "node:fs";
-import { resolveInCwd } from "./paths";
+import { openInside, replaceContent } from "./confined-files";
 import { requireString, textOutcome, type AgentTool, type ToolOutcome } from "./tool";
 
 /** One exact replacement. */
@@ -53,6 +52,7 @@ export function applyEdits(original: string, edits: readonly TextEdit[]): string
 /** `edit`: exact text replacements in one file inside the session's cwd. */
 export function createEditTool(): AgentTool {
   return {
+    writesFile: (args) => (typeof args.path === "string" ? args.path : undefined),
     definition: {
       name: "edit",
       description:
@@ -81,13 +81,16 @@ export function createEditTool(): AgentTool {
     async execute(args, context): Promise<ToolOutcome> {
       const requested = requireString(args, "path");
       const edits = readEdits(args);
-      const path = resolveInCwd(context.cwd, requested);
-      const original = await fs.readFile(path, "utf8").catch(() => {
-        throw new Error(`File not found: ${requested}`);
-      });
-      const updated = applyEdits(original, edits);
-      if (context.signal.aborted) throw new Error("Cancelled before writing.");
-      await fs.writeFile(path, updated, "utf8");
+      // One handle for the read and the write, so the file edited is the file read.
+      const file = await openInside(context.cwd, requested, "update");
+      try {
+        const original = await file.handle.readFile("utf8");
+        const updated = applyEdits(original, edits);
+        if (context.signal.aborted) throw new Error("Cancelled before writing.");
+        await replaceContent(file.handle, updated);
+      } finally {
+        await file.handle.close();
+      }
       return textOutcome(`Applied ${edits.length} edit${edits.length === 1 ? "" : "s"} to ${requested}.`);
     },
   };

@@ -10,7 +10,7 @@ export class PathOutsideCwdError extends Error {
 }
 
 /** The real path of `path`, or of its nearest existing ancestor with the rest appended. */
-function realOrNearest(path: string): string {
+export function realOrNearest(path: string): string {
   let current = path;
   const rest: string[] = [];
   for (;;) {
@@ -25,7 +25,8 @@ function realOrNearest(path: string): string {
   }
 }
 
-function isInside(root: string, target: string): boolean {
+/** Whether `target` is `root` or below it (both absolute; compared as written). */
+export function isInside(root: string, target: string): boolean {
   const rel = relative(root, target);
   return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }

@@ -1,7 +1,6 @@
-import { promises as fs } from "node:fs";
 import { extname } from "node:path";
 import { truncateHead } from "../output/output-limits";
-import { resolveInCwd } from "./paths";
+import { openInside } from "./confined-files";
 import { optionalPositiveInt, requireString, textOutcome, type AgentTool, type ToolOutcome } from "./tool";
 
 const IMAGE_TYPES: Readonly<Record<string, string>> = {
@@ -19,6 +18,7 @@ const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 export function createReadTool(): AgentTool {
   return {
     capsOwnOutput: true,
+    readOnly: true,
     definition: {
       name: "read",
       description:
@@ -38,19 +38,22 @@ export function createReadTool(): AgentTool {
       const requested = requireString(args, "path");
       const offset = optionalPositiveInt(args, "offset") ?? 1;
       const limit = optionalPositiveInt(args, "limit");
-      const path = resolveInCwd(context.cwd, requested);
-      const stat = await fs.stat(path).catch(() => undefined);
-      if (!stat) throw new Error(`File not found: ${requested}`);
-      if (stat.isDirectory()) throw new Error(`${requested} is a folder, not a file.`);
-
-      const mimeType = IMAGE_TYPES[extname(path).toLowerCase()];
+      const file = await openInside(context.cwd, requested, "read");
+      let body: Buffer;
+      let mimeType: string | undefined;
+      try {
+        if (file.stat.isDirectory()) throw new Error(`${requested} is a folder, not a file.`);
+        mimeType = IMAGE_TYPES[extname(file.path).toLowerCase()];
+        if (mimeType && file.stat.size > MAX_IMAGE_BYTES) throw new Error(`${requested} is too large to send as an image (${file.stat.size} bytes).`);
+        body = await file.handle.readFile();
+      } finally {
+        await file.handle.close();
+      }
       if (mimeType) {
-        if (stat.size > MAX_IMAGE_BYTES) throw new Error(`${requested} is too large to send as an image (${stat.size} bytes).`);
-        const data = (await fs.readFile(path)).toString("base64");
-        return { content: [{ type: "text", text: `Image ${requested} (${mimeType}):` }, { type: "image", data, mimeType }] };
+        return { content: [{ type: "text", text: `Image ${requested} (${mimeType}):` }, { type: "image", data: body.toString("base64"), mimeType }] };
       }
 
-      const lines = (await fs.readFile(path, "utf8")).split("\n");
+      const lines = body.toString("utf8").split("\n");
       if (offset > lines.length) throw new Error(`Offset ${offset} is past the end of ${requested} (${lines.length} lines).`);
       const window = lines.slice(offset - 1, limit === undefined ? undefined : offset - 1 + limit);
       const cut = truncateHead(window.join("\n"), context.limits);

@@ -6,6 +6,7 @@
 import type { ImageContent, TextContent } from "../../session/types";
 import type { ToolDefinition } from "../providers/provider";
 import type { OutputLimits } from "../output/output-limits";
+import type { ProcessGroups } from "../shell/process-groups";
 
 /** What a tool call gets besides its arguments. */
 export interface ToolContext {
@@ -22,6 +23,10 @@ export interface ToolContext {
   outputDirectory?: string;
   /** Streams partial output to the front end while the tool runs. */
   onUpdate?: (text: string) => void;
+  /** Where shell tools track the process groups they start, so none outlives the session. */
+  processGroups?: ProcessGroups;
+  /** Shell tools stop a command after this long unless the call sets its own timeout (0 or unset: none). */
+  commandTimeoutMs?: number;
 }
 
 /** A tool's answer; it becomes the `toolResult` message. */
@@ -36,8 +41,18 @@ export interface ToolOutcome {
 export interface AgentTool {
   /** The name, description and JSON Schema parameters the model sees. */
   readonly definition: ToolDefinition;
-  /** Tools that run shell commands are refused when the host disallows shell execution. */
+  /**
+   * Tools that run shell commands ask the user before each call (unless approved for the session
+   * or auto-approved) and are refused when the host disallows shell execution.
+   */
   readonly runsShell?: boolean;
+  /** Only reads: the one kind of tool offered when the host allows no writes (Restricted Mode). */
+  readonly readOnly?: boolean;
+  /**
+   * For tools that write files: the path a call writes, as given (relative to the cwd or absolute).
+   * A write outside the workspace folders asks the user first; no writes run when the host allows none.
+   */
+  readonly writesFile?: (args: Record<string, unknown>) => string | undefined;
   /** The tool cuts its own output to `context.limits` (with its own note); other tools' output is cut by the runner. */
   readonly capsOwnOutput?: boolean;
   /** One line for the system prompt's tool list (an extension tool without one is offered but not listed, as in Pi). */

@@ -1,11 +1,10 @@
-import { promises as fs } from "node:fs";
-import { dirname } from "node:path";
-import { resolveInCwd } from "./paths";
+import { openInside, replaceContent } from "./confined-files";
 import { requireString, textOutcome, type AgentTool, type ToolOutcome } from "./tool";
 
-/** `write`: creates or replaces a file inside the session's cwd (parent folders included). */
+/** `write`: creates or replaces a file inside the session's cwd (parent folders included), never through a link that leads out. */
 export function createWriteTool(): AgentTool {
   return {
+    writesFile: (args) => (typeof args.path === "string" ? args.path : undefined),
     definition: {
       name: "write",
       description: "Write a file in the workspace: creates it (and its folders) or replaces its whole content.",
@@ -21,10 +20,13 @@ export function createWriteTool(): AgentTool {
     async execute(args, context): Promise<ToolOutcome> {
       const requested = requireString(args, "path");
       const content = requireString(args, "content");
-      const path = resolveInCwd(context.cwd, requested);
       if (context.signal.aborted) throw new Error("Cancelled before writing.");
-      await fs.mkdir(dirname(path), { recursive: true });
-      await fs.writeFile(path, content, "utf8");
+      const file = await openInside(context.cwd, requested, "write");
+      try {
+        await replaceContent(file.handle, content);
+      } finally {
+        await file.handle.close();
+      }
       return textOutcome(`Wrote ${Buffer.byteLength(content, "utf8")} bytes to ${requested}.`);
     },
   };

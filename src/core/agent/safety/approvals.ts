@@ -1,0 +1,106 @@
+/**
+ * What the user approves before the agent acts, as pure rules: which tool calls need an approval,
+ * which the user's auto-approve setting covers, and what "Allow for this session" remembers.
+ * The host asks (in VS Code, a modal dialog); the core never learns how.
+ */
+import { resolve } from "node:path";
+import type { ToolCall } from "../../session/types";
+import { isInside, realOrNearest } from "../tools/paths";
+import type { AgentTool } from "../tools/tool";
+
+/** Something the agent is about to do that the user decides on. */
+export type ApprovalRequest =
+  /** A shell command from the model (the bash tool). */
+  | { kind: "command"; toolName: string; toolCallId: string; command: string; cwd: string }
+  /** A write or edit whose target lies outside every workspace folder. */
+  | { kind: "outside-write"; toolName: string; toolCallId: string; requested: string; path: string; cwd: string; workspaceFolders: readonly string[] }
+  /** The session's working folder is not in the open workspace: may its tools run there at all? Asked once. */
+  | { kind: "working-folder"; cwd: string; workspaceFolders: readonly string[] };
+
+/** The user's answer: this time only, for the rest of this session, or no. */
+export type ApprovalAnswer = "once" | "session" | "deny";
+
+/**
+ * The auto-approve setting: "never" asks every time; "commands" runs bash commands without asking;
+ * "always" also writes outside the workspace without asking. A session folder outside the workspace
+ * is asked about whatever the setting says: it decides where everything else happens.
+ */
+export type AutoApprove = "never" | "commands" | "always";
+
+export const AUTO_APPROVE_VALUES: readonly AutoApprove[] = ["never", "commands", "always"];
+
+/** The text of a command the user approves: what the shell will run, exactly. */
+function commandText(args: Record<string, unknown>): string {
+  return typeof args.command === "string" ? args.command : JSON.stringify(args);
+}
+
+/** Whether `path` (absolute) lies in one of the folders, links resolved on both sides. */
+export function isInsideFolders(path: string, folders: readonly string[]): boolean {
+  const target = realOrNearest(path);
+  return folders.some((folder) => {
+    const root = resolve(folder);
+    return isInside(realOrNearest(root), target) || isInside(root, resolve(path));
+  });
+}
+
+/**
+ * The approval a tool call needs before it runs, or undefined when it needs none: shell tools
+ * always ask; file-writing tools ask when the file they write lies outside the workspace folders
+ * (by default the session's folder is the workspace); other tools never ask.
+ */
+export function approvalRequestFor(tool: AgentTool, call: ToolCall, cwd: string, workspaceFolders: readonly string[] | undefined): ApprovalRequest | undefined {
+  const args = call.arguments ?? {};
+  if (tool.runsShell) return { kind: "command", toolName: call.name, toolCallId: call.id, command: commandText(args), cwd };
+  const requested = tool.writesFile?.(args);
+  if (requested === undefined || requested.trim() === "") return undefined;
+  const folders = workspaceFolders ?? [cwd];
+  const path = resolve(cwd, requested);
+  if (isInsideFolders(path, folders)) return undefined;
+  return { kind: "outside-write", toolName: call.name, toolCallId: call.id, requested, path: realOrNearest(path), cwd, workspaceFolders: folders };
+}
+
+/** Whether the auto-approve setting lets this request through without asking. */
+export function isAutoApproved(setting: AutoApprove | undefined, request: ApprovalRequest): boolean {
+  switch (request.kind) {
+    case "command":
+      return setting === "commands" || setting === "always";
+    case "outside-write":
+      return setting === "always";
+    case "working-folder":
+      return false;
+  }
+}
+
+/**
+ * What "Allow for this session" covers: every request of the same kind for the rest of the
+ * session (every later command; every later write outside the workspace). The grants live with
+ * one agent session, so a session replacement or reload drops them.
+ */
+export class SessionApprovals {
+  private readonly kinds = new Set<ApprovalRequest["kind"]>();
+
+  covers(request: ApprovalRequest): boolean {
+    return this.kinds.has(request.kind);
+  }
+
+  remember(request: ApprovalRequest): void {
+    this.kinds.add(request.kind);
+  }
+
+  clear(): void {
+    this.kinds.clear();
+  }
+}
+
+/** The result text the model reads when the user said no (or could not be asked). */
+export function deniedMessage(request: ApprovalRequest, asked: boolean): string {
+  const who = asked ? "The user denied" : "No one could be asked to approve";
+  switch (request.kind) {
+    case "command":
+      return `${who} this command, so it did not run. Do not try to reach the same result another way; ask the user how to proceed.`;
+    case "outside-write":
+      return `${who} this ${request.toolName} of ${request.path}, which is outside the workspace, so nothing was written.`;
+    case "working-folder":
+      return `${who} running tools in this session's folder (${request.cwd}), which is not part of the open workspace, so nothing was run.`;
+  }
+}

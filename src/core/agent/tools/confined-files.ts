@@ -167,7 +167,7 @@ async function openAnchored(ctx: WalkContext, absolute: string): Promise<Confine
     } catch (error) {
       const code = codeOf(error);
       // O_NOFOLLOW refuses a link as the last component with ELOOP (dangling links too).
-      if (code === "ELOOP" || code === "EMLINK") return followLink(ctx, resolve(await realPathOfFd(dir.fd), await fs.readlink(at)), openAnchored);
+      if (code === "ELOOP" || code === "EMLINK") return await followLink(ctx, resolve(await realPathOfFd(dir.fd), await fs.readlink(at)), openAnchored);
       throw translate(error, ctx);
     }
     try {
@@ -250,7 +250,7 @@ async function openByPath(ctx: WalkContext, absolute: string): Promise<ConfinedF
   if (parts.length === 0 && ctx.mode !== "read") throw new Error(`${ctx.requested} is a folder, not a file.`);
   const path = parts.length === 0 ? folder : join(folder, parts[parts.length - 1]!);
   const link = await fs.lstat(path).catch(() => undefined);
-  if (link?.isSymbolicLink()) return followLink(ctx, resolve(folder, await fs.readlink(path)), openByPath);
+  if (link?.isSymbolicLink()) return await followLink(ctx, resolve(folder, await fs.readlink(path)), openByPath);
   await ctx.options.beforeFinalOpen?.();
   let handle: FileHandle;
   try {

@@ -1,6 +1,7 @@
 import * as vscode from "vscode";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { killAllProcessGroups } from "../core/agent/shell/process-groups";
 import { createArborApi } from "../core/runtime/arbor-api";
 import type { ArborApi as CoreArborApi } from "../core/runtime/extension-api";
 import type { AgentSession } from "../core/agent/agent-session";
@@ -16,6 +17,8 @@ import { SessionHost, type SessionLocation } from "./session-host";
 import { SessionsView } from "./sessions-view";
 import { onDidChangeSettings, readSettings } from "./settings";
 import { StatusBar } from "./status-bar";
+import { ToolApprovals, type ApprovalPresenter } from "./tool-approvals";
+import { withToolSafety } from "./tool-safety";
 import { TREE_VIEW_ID, TreeViewProvider } from "./tree-view-provider";
 import { SAVE_AS_NEW_COMMAND, WriteNotices } from "./write-notices";
 
@@ -32,7 +35,14 @@ export interface ArborApi extends CoreArborApi {
    * Only when the extension host runs with ARBOR_TEST_HOOKS=1 (Arbor's own extension-host tests):
    * direct access to the current session manager. Other extensions use contexts, which go stale.
    */
-  readonly testing?: { readonly currentSession: SessionManager | undefined; readonly agentSession: AgentSession | undefined; readonly tree: TreeViewProvider; readonly chat: ChatController };
+  readonly testing?: {
+    readonly currentSession: SessionManager | undefined;
+    readonly agentSession: AgentSession | undefined;
+    readonly tree: TreeViewProvider;
+    readonly chat: ChatController;
+    /** Answers the tool-approval dialogs in place of the user until disposed. */
+    interceptApprovals(presenter: ApprovalPresenter): vscode.Disposable;
+  };
 }
 
 /** The window's session host, for `deactivate`. */
@@ -53,7 +63,8 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     };
   };
 
-  const host = new SessionHost(location, sessionConfig(context.secrets, join(context.globalStorageUri.fsPath, "output")), log);
+  const approvals = new ToolApprovals(log);
+  const host = new SessionHost(location, withToolSafety(sessionConfig(context.secrets, join(context.globalStorageUri.fsPath, "output")), approvals), log);
   activeHost = host;
   context.subscriptions.push(host);
   const applyHandlerTimeout = (): void =>
@@ -130,7 +141,22 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     ...core,
     version: context.extension.packageJSON.version as string,
     onDidChangeSession: host.onDidChangeSession,
-    ...(process.env.ARBOR_TEST_HOOKS === "1" ? { testing: { get currentSession() { return host.current; }, get agentSession() { return host.session; }, tree, chat } } : {}),
+    ...(process.env.ARBOR_TEST_HOOKS === "1" ? { testing: testHooks(host, tree, chat, approvals) } : {}),
+  };
+}
+
+/** Arbor's own tests only (ARBOR_TEST_HOOKS=1): the current sessions, the views, and a seam for the approval dialogs. */
+function testHooks(host: SessionHost, tree: TreeViewProvider, chat: ChatController, approvals: ToolApprovals): NonNullable<ArborApi["testing"]> {
+  return {
+    get currentSession() {
+      return host.current;
+    },
+    get agentSession() {
+      return host.session;
+    },
+    tree,
+    chat,
+    interceptApprovals: (presenter) => approvals.interceptForTests(presenter),
   };
 }
 
@@ -142,10 +168,16 @@ function reportReloadFailure(log: vscode.LogOutputChannel, error: Error): void {
 
 /**
  * The window closes or reloads: every handler gets session_shutdown ("quit") and the session file
- * is flushed and closed before VS Code goes on (it awaits the returned promise).
+ * is flushed and closed before VS Code goes on (it awaits the returned promise). Then every process
+ * the agent's commands left running is stopped (a session's own already are, as it closes).
  */
 export function deactivate(): Promise<void> | undefined {
   const host = activeHost;
   activeHost = undefined;
-  return host?.shutdown();
+  const shutdown = host?.shutdown();
+  if (!shutdown) {
+    killAllProcessGroups();
+    return undefined;
+  }
+  return shutdown.finally(() => killAllProcessGroups());
 }

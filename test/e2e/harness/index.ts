@@ -1,4 +1,5 @@
 /** The end-to-end harness: a real VS Code (code-server) with the packaged extension, in chromium. */
+export * from "./approval-dialog";
 export * from "./browser";
 export * from "./paths";
 export * from "./processes";

@@ -20,6 +20,8 @@ export interface OpenWorkbenchOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** User settings on top of the quiet defaults. */
   readonly settings?: Readonly<Record<string, unknown>>;
+  /** User keybindings (keybindings.json entries). */
+  readonly keybindings?: readonly Readonly<Record<string, unknown>>[];
   /** Copy the server's output to the console (ARBOR_E2E_VERBOSE=1 does the same). */
   readonly verbose?: boolean;
   /** The theme the workbench starts with (written to the user settings); VS Code's default otherwise. */
@@ -50,7 +52,7 @@ export async function openWorkbench(options: OpenWorkbenchOptions): Promise<Work
   if (vsix !== null && !existsSync(vsix)) throw new Error(`No extension package at ${vsix}: run \`npm run package\`.`);
   const verbose = options.verbose ?? process.env.ARBOR_E2E_VERBOSE === "1";
   const settings = { ...(options.theme ? { "workbench.colorTheme": colorThemes[options.theme] } : {}), ...options.settings };
-  const sandbox = createSandbox("e2e", { ...(options.env ? { env: options.env } : {}), settings });
+  const sandbox = createSandbox("e2e", { ...(options.env ? { env: options.env } : {}), settings, ...(options.keybindings ? { keybindings: options.keybindings } : {}) });
   const cleanups: (() => Promise<void> | void)[] = [() => sandbox.dispose()];
   let closed = false;
   const close = async () => {

@@ -8,7 +8,7 @@ import type { ToolApprovals } from "./tool-approvals";
 
 /** What the chat says in an untrusted workspace. */
 export const RESTRICTED_MODE_REASON =
-  "This workspace is in Restricted Mode (it is not trusted): the agent can read files but cannot run commands (no !cmd, no bash tool) or change files. Trust the workspace to lift this.";
+  "Restricted Mode: this workspace is not trusted, so the agent only reads files here. Shell commands (!cmd, the bash tool), writes and edits are off until you trust the workspace.";
 
 /** Default of `arbor.tools.commandTimeout`, in seconds. */
 const DEFAULT_COMMAND_TIMEOUT_S = 600;

@@ -3,19 +3,13 @@
  * model (the scripted OpenAI-compatible server on 127.0.0.1) calls the bash tool, VS Code's modal
  * dialog shows the exact command, and a real click on Allow Once runs it, or on Deny records the
  * denial in the session file without running anything.
- *
- * The prompt is sent by a test-only command bound to a key (ARBOR_TEST_HOOKS=1) until the chat's
- * input can type it; everything from the model's reply on is the real path.
  */
 import { strict as assert } from "node:assert";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { reply, startScriptedServer, type ScriptedServer } from "../support/scripted-openai-server";
 import { clickModalButton, createScratchFolder, openWorkbench, readModalDialog, WorkbenchSession } from "./harness";
-import { waitUntil } from "./harness/arbor-views";
-
-/** The key the test binds to `arbor-test.prompt`. */
-const promptKey = { binding: "ctrl+shift+alt+j", press: "Control+Shift+Alt+KeyJ" };
+import { chatView, waitUntil } from "./harness/arbor-views";
 
 /** Every session file under a folder, depth first. */
 function sessionFiles(dir: string): string[] {
@@ -57,15 +51,20 @@ describe("approving a tool call in a real VS Code (e2e)", function () {
     server = await startScriptedServer();
     session = await openWorkbench({
       folder: workspace,
-      env: { PI_CODING_AGENT_DIR: agentDir, ARBOR_TEST_HOOKS: "1" },
+      env: { PI_CODING_AGENT_DIR: agentDir },
       settings: { "arbor.model.baseUrl": server.baseUrl, "arbor.model.id": "scripted-model" },
-      keybindings: [{ key: promptKey.binding, command: "arbor-test.prompt", args: "Please run the command." }],
     });
-    await session.workbench.waitForActivityBarItem("Arbor");
-    await session.workbench.runCommand("Arbor: New Session");
-    // The status bar names the new session once it is open (and the extension, with its test command, is active).
-    await session.page.locator(".part.statusbar .statusbar-item", { hasText: "Untitled session" }).first().waitFor({ state: "visible", timeout: 120_000 });
+    await session.workbench.openViewContainer("Arbor");
   });
+
+  /** Types a prompt into the chat's input and sends it with Enter, as a user would. */
+  async function sendInChat(text: string): Promise<void> {
+    const input = chatView(session!.workbench).locator("textarea.input");
+    await input.waitFor({ state: "visible", timeout: 60_000 });
+    await input.click();
+    await input.fill(text);
+    await input.press("Enter");
+  }
 
   afterEach(async function () {
     if (this.currentTest?.state === "failed" && session) {
@@ -86,7 +85,7 @@ describe("approving a tool call in a real VS Code (e2e)", function () {
       reply.toolCall({ id: "call_e2e_allow", name: "bash", arguments: { command: "printf 'approved in the workbench' > approved.txt" } }),
       reply.text("Created approved.txt."),
     );
-    await page.keyboard.press(promptKey.press);
+    await sendInChat("Please create approved.txt.");
     const dialog = await readModalDialog(page);
     assert.equal(dialog.message, "The agent wants to run this command");
     assert.ok(dialog.detail.startsWith(`printf 'approved in the workbench' > approved.txt`), dialog.detail);
@@ -105,7 +104,7 @@ describe("approving a tool call in a real VS Code (e2e)", function () {
   it("a click on Deny runs nothing and records the denial in the session file", async () => {
     const { page } = session!;
     server.script(reply.toolCall({ id: "call_e2e_deny", name: "bash", arguments: { command: "touch denied.txt" } }), reply.text("Understood."));
-    await page.keyboard.press(promptKey.press);
+    await sendInChat("Now create denied.txt.");
     const dialog = await readModalDialog(page);
     assert.ok(dialog.detail.startsWith("touch denied.txt"), dialog.detail);
     await clickModalButton(page, "Deny");

@@ -6,14 +6,22 @@ import { THINKING_LEVELS, type ThinkingLevel } from "../../core/session/types";
 import type { SlashCommand } from "../../protocol/chat-messages";
 import { hasModelConfigured } from "../model-config";
 import type { SessionHost } from "../session-host";
+import { RESTRICTED_MODE_REASON } from "../tool-safety";
 import { thinkingLevelsOf, type ChatActions } from "./chat-controller";
 
 /** Said in the chat when no model is set, with the one-click way to add one next to it. */
 export const NO_MODEL_TEXT = "No model is set up yet. Add one to chat: an API key, a local server (Ollama, LM Studio) or a VS Code chat model.";
 
 /** Said in the chat of an untrusted workspace. */
-export const RESTRICTED_TEXT =
-  "Restricted Mode: this workspace is not trusted, so the agent only reads files here. Shell commands (!cmd, the bash tool), writes and edits are off until you trust the workspace.";
+export const RESTRICTED_TEXT = RESTRICTED_MODE_REASON;
+
+/** Why the agent's tools are limited in this session (Restricted Mode, no working folder, a folder outside the workspace), or null. */
+function restrictionText(session: AgentSession | undefined): string | null {
+  const restrictions = session?.getToolRestrictions();
+  if (restrictions?.reason) return restrictions.reason;
+  if (restrictions?.foreignFolder) return `This session works in ${restrictions.foreignFolder}, outside the open workspace: the agent's tools ask before they run there.`;
+  return vscode.workspace.isTrusted ? null : RESTRICTED_TEXT;
+}
 
 export interface ChatActionDeps {
   host: SessionHost;
@@ -125,7 +133,7 @@ export function createChatActions(deps: ChatActionDeps): ChatActions {
     pickModel: () => run("arbor.selectModel"),
     addModel: () => run("arbor.addModel"),
     revealEntry: deps.revealEntry,
-    restriction: () => (vscode.workspace.isTrusted ? null : RESTRICTED_TEXT),
+    restriction: () => restrictionText(host.session),
     noModelText: (session) => ((session ? session.getModel() : hasModelConfigured()) ? null : NO_MODEL_TEXT),
   };
 }

@@ -49,8 +49,6 @@ export interface SandboxOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Settings on top of {@link quietUserSettings}. */
   readonly settings?: Readonly<Record<string, unknown>>;
-  /** User keybindings (keybindings.json entries), for commands a test reaches by key. */
-  readonly keybindings?: readonly Readonly<Record<string, unknown>>[];
 }
 
 const undisposed = new Set<string>();
@@ -110,7 +108,6 @@ export function createSandbox(label: string, options: SandboxOptions = {}): Sand
     writeFileSync(settingsFile, JSON.stringify({ ...current, ...settings }, null, 2));
   };
   updateUserSettings({ ...quietUserSettings, ...options.settings });
-  if (options.keybindings) writeFileSync(join(userDataDir, "User/keybindings.json"), JSON.stringify(options.keybindings, null, 2));
 
   return {
     root, home, tmpDir, userDataDir, serverDataDir, extensionsDir, env, updateUserSettings,

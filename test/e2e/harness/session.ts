@@ -8,7 +8,7 @@ import { launchChromium } from "./browser";
 import { assertToolsInstalled, vsixPath } from "./paths";
 import { createSandbox, Sandbox } from "./sandbox";
 import { installVsix, RunningServer, startCodeServer } from "./servers";
-import { colorThemes, Workbench } from "./workbench";
+import { colorThemes, defaultUiTimeoutMs, Workbench } from "./workbench";
 
 /** Options for {@link openWorkbench}. */
 export interface OpenWorkbenchOptions {
@@ -20,8 +20,6 @@ export interface OpenWorkbenchOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** User settings on top of the quiet defaults. */
   readonly settings?: Readonly<Record<string, unknown>>;
-  /** User keybindings (keybindings.json entries). */
-  readonly keybindings?: readonly Readonly<Record<string, unknown>>[];
   /** Copy the server's output to the console (ARBOR_E2E_VERBOSE=1 does the same). */
   readonly verbose?: boolean;
   /** The theme the workbench starts with (written to the user settings); VS Code's default otherwise. */
@@ -52,7 +50,7 @@ export async function openWorkbench(options: OpenWorkbenchOptions): Promise<Work
   if (vsix !== null && !existsSync(vsix)) throw new Error(`No extension package at ${vsix}: run \`npm run package\`.`);
   const verbose = options.verbose ?? process.env.ARBOR_E2E_VERBOSE === "1";
   const settings = { ...(options.theme ? { "workbench.colorTheme": colorThemes[options.theme] } : {}), ...options.settings };
-  const sandbox = createSandbox("e2e", { ...(options.env ? { env: options.env } : {}), settings, ...(options.keybindings ? { keybindings: options.keybindings } : {}) });
+  const sandbox = createSandbox("e2e", { ...(options.env ? { env: options.env } : {}), settings });
   const cleanups: (() => Promise<void> | void)[] = [() => sandbox.dispose()];
   let closed = false;
   const close = async () => {
@@ -76,7 +74,8 @@ export async function openWorkbench(options: OpenWorkbenchOptions): Promise<Work
     await page.addInitScript(tagWebviewFrames);
     if (verbose) page.on("console", (message) => console.log(`[browser ${message.type()}] ${message.text()}`));
     const url = `${server.origin}/?folder=${encodeURIComponent(options.folder)}`;
-    await page.goto(url);
+    // The workbench's own readiness is waited for below; under load its page "load" can take over 30 s.
+    await page.goto(url, { waitUntil: "domcontentloaded", timeout: defaultUiTimeoutMs });
     const workbench = new Workbench(page);
     await workbench.waitForReady();
     if (options.theme) await workbench.waitForThemeKind(options.theme);

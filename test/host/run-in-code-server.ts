@@ -77,7 +77,11 @@ export async function runHostTestsInCodeServer(options: HostTestRunOptions): Pro
       ["extensionTestsPath", remote(options.extensionTestsPath)],
       ["skipWelcome", "true"],
     ];
-    await page.goto(`${server.origin}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
+    // The suite's own timeout bounds the run; the page's "load" alone can take over 30 s on a busy machine.
+    await page.goto(`${server.origin}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`, {
+      waitUntil: "domcontentloaded",
+      timeout: options.timeoutMs,
+    });
 
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<number>((resolve) => {

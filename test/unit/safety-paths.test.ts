@@ -157,3 +157,63 @@ describe("tool safety: paths and links", () => {
     assert.ok(existsSync(join(cwd, "a/b")));
   });
 });
+
+describe("tool safety: paths and links, with the path-based checks of macOS and Windows", () => {
+  let tmp: ReturnType<typeof makeTempDir>;
+  let cwd: string;
+  let outside: string;
+  beforeEach(() => {
+    tmp = makeTempDir("arbor-paths-");
+    cwd = join(tmp.dir, "work");
+    outside = join(tmp.dir, "outside");
+    mkdirSync(cwd);
+    mkdirSync(outside);
+    writeFileSync(join(outside, "secret.txt"), "outside original\n");
+  });
+  afterEach(() => tmp.cleanup());
+
+  const open = (requested: string, mode: "read" | "write" | "update", beforeFinalOpen?: () => void) =>
+    openInside(cwd, requested, mode, { pathBased: true, ...(beforeFinalOpen ? { beforeFinalOpen } : {}) });
+  const outsideUntouched = () => {
+    assert.deepEqual(readdirSync(outside).sort(), ["secret.txt"]);
+    assert.equal(readFileSync(join(outside, "secret.txt"), "utf8"), "outside original\n");
+  };
+  const leadsOutside = /outside the session's working directory/;
+
+  it("refuses links to files and folders outside, dangling or not, and creates nothing through them", async () => {
+    symlinkSync(join(outside, "secret.txt"), join(cwd, "file-link"));
+    symlinkSync(join(outside, "new.txt"), join(cwd, "dangling"));
+    symlinkSync(outside, join(cwd, "folder-link"));
+    await assert.rejects(open("file-link", "write"), leadsOutside);
+    await assert.rejects(open("file-link", "read"), leadsOutside);
+    await assert.rejects(open("dangling", "write"), leadsOutside);
+    await assert.rejects(open("folder-link/secret.txt", "update"), leadsOutside);
+    await assert.rejects(open("folder-link/deeper/x.txt", "write"), leadsOutside);
+    outsideUntouched();
+  });
+
+  it("follows links that stay inside, and opens what it checked", async () => {
+    mkdirSync(join(cwd, "shared"));
+    writeFileSync(join(cwd, "shared", "a.txt"), "a");
+    symlinkSync("shared/a.txt", join(cwd, "a-link"));
+    const file = await open("a-link", "read");
+    try {
+      assert.equal(file.path, join(tmp.dir, "work", "shared", "a.txt"));
+      assert.equal(await file.handle.readFile("utf8"), "a");
+    } finally {
+      await file.handle.close();
+    }
+  });
+
+  it("a file swapped for an outside link after the checks is caught when opened, and nothing is written", async () => {
+    writeFileSync(join(cwd, "main.ts"), "old\n");
+    await assert.rejects(
+      open("main.ts", "update", () => {
+        renameSync(join(cwd, "main.ts"), join(cwd, "main-moved.ts"));
+        symlinkSync(join(outside, "secret.txt"), join(cwd, "main.ts"));
+      }),
+      leadsOutside,
+    );
+    outsideUntouched();
+  });
+});

@@ -27,6 +27,8 @@ export interface ConfinedFile {
 export interface OpenInsideOptions {
   /** Test seam: runs after the folders of the path are opened and before the last component is. */
   beforeFinalOpen?: () => void | Promise<void>;
+  /** Test seam: the path-based checks of systems without `/proc/self/fd`, also where it exists. */
+  pathBased?: boolean;
 }
 
 const FD_DIR = "/proc/self/fd";
@@ -82,7 +84,7 @@ export async function openInside(cwd: string, requested: string, mode: OpenMode,
     throw new Error(`The working directory does not exist: ${cwd}`);
   }
   const ctx: WalkContext = { cwd, rootReal, requested, mode, options, hops: 0 };
-  const file = anchored ? await openAnchored(ctx, resolve(cwd, requested)) : await openByPath(ctx, resolve(cwd, requested));
+  const file = anchored && !options.pathBased ? await openAnchored(ctx, resolve(cwd, requested)) : await openByPath(ctx, resolve(cwd, requested));
   try {
     checkKind(file.stat, ctx);
     return file;

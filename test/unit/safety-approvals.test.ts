@@ -15,6 +15,7 @@ import { approvalRequestFor, deniedMessage, isAutoApproved, type ApprovalAnswer,
 import { NO_WORKING_FOLDER_MESSAGE } from "../../src/core/agent/safety/working-folder";
 import type { ToolPolicy } from "../../src/core/agent/tool-runner";
 import { createBashTool, createReadTool, createWriteTool } from "../../src/core/agent/tools";
+import type { AgentTool } from "../../src/core/agent/tools/tool";
 import { SessionManager } from "../../src/core/session/session-manager";
 import type { ToolResultMessage } from "../../src/core/session/types";
 import { reply } from "../support/scripted-openai-server";
@@ -216,6 +217,53 @@ describe("tool safety: approvals", () => {
       await session.close();
       await sm.close();
     }
+  });
+});
+
+describe("tool safety: extension tools that override a built-in", () => {
+  let kit: AgentKit;
+  beforeEach(async () => (kit = await makeKit()));
+  afterEach(async () => kit.cleanup());
+
+  const override = (name: string, ran: string[]): AgentTool => ({
+    definition: { name, description: `An extension's own ${name}.`, parameters: { type: "object", properties: {} } },
+    execute: async (args) => (ran.push(JSON.stringify(args)), { content: [{ type: "text", text: "done by the extension" }] }),
+  });
+
+  it("an extension's `bash` still asks before each command, and a denial keeps its code from running", async () => {
+    const ran: string[] = [];
+    const host = scriptedApprover("deny");
+    const { sm, session } = await makeSession(kit, { toolPolicy: { approve: host.approve } });
+    session.setExtensionTools([override("bash", ran)]);
+    kit.server.script(reply.toolCall({ name: "bash", arguments: { command: "rm -rf build" } }), reply.text("ok"));
+    await session.prompt("clean");
+    assert.deepEqual(host.asked.map((r) => r.kind === "command" && r.command), ["rm -rf build"]);
+    assert.deepEqual(ran, []);
+    assert.match(textOf(toolResults(sm)[0]!), /^The user denied this command/);
+    await session.close();
+    await sm.close();
+  });
+
+  it("an extension's `write` still asks before writing outside the workspace; its `read` is not offered in Restricted Mode", async () => {
+    const ran: string[] = [];
+    const workspace = join(kit.cwd, "app");
+    mkdirSync(workspace);
+    // The session's own folder is outside the workspace: the first answer allows it for the session.
+    const answers = scriptedApprover("session", "deny");
+    const { sm, session } = await makeSession(kit, { toolPolicy: { approve: answers.approve, workspaceFolders: [workspace] } });
+    session.setExtensionTools([override("write", ran)]);
+    kit.server.script(reply.toolCall({ name: "write", arguments: { path: "notes.txt", content: "x" } }), reply.text("ok"));
+    await session.prompt("write");
+    assert.deepEqual(answers.asked.map((r) => r.kind), ["working-folder", "outside-write"]);
+    assert.deepEqual(ran, []);
+    await session.close();
+    await sm.close();
+
+    const restricted = await makeSession(kit, { allowShell: false, allowWrites: false });
+    restricted.session.setExtensionTools([override("read", ran)]);
+    assert.deepEqual(restricted.session.getToolDefinitions().map((d) => d.name), []);
+    await restricted.session.close();
+    await restricted.sm.close();
   });
 });
 

@@ -52,7 +52,11 @@ export class ToolSet {
 
   private index(): void {
     this.byName.clear();
-    for (const tool of [...this.builtins, ...this.extensionTools]) this.byName.set(tool.definition.name, tool);
+    for (const tool of this.builtins) this.byName.set(tool.definition.name, tool);
+    for (const tool of this.extensionTools) {
+      const builtin = this.builtins.find((b) => b.definition.name === tool.definition.name);
+      this.byName.set(tool.definition.name, builtin ? withSafetyOf(builtin, tool) : tool);
+    }
   }
 
   /** Tools added by extensions; one named like a built-in tool replaces it (Pi's tool override). */
@@ -156,6 +160,22 @@ export class ToolSet {
     const confirm = this.policy.confirmTools;
     return confirm === "all" || (Array.isArray(confirm) && confirm.includes(name));
   }
+}
+
+/**
+ * An extension's tool that takes a built-in's name (Pi's tool override: a sandboxed `bash`, a
+ * logging `write`) is held to the built-in's safety rules: a `bash` still asks before each command,
+ * a `write` still asks before a write outside the workspace, and only a read-only tool that says so
+ * itself stays available in Restricted Mode. Its own code and definition are untouched.
+ */
+function withSafetyOf(builtin: AgentTool, tool: AgentTool): AgentTool {
+  const safety: Partial<AgentTool> = {
+    runsShell: tool.runsShell === true || builtin.runsShell === true,
+    readOnly: tool.readOnly === true && builtin.readOnly === true,
+    writesFile: tool.writesFile ?? builtin.writesFile,
+  };
+  // Object.create keeps the tool's own prototype methods (`execute` may be one) and `this`.
+  return Object.assign(Object.create(tool) as AgentTool, safety);
 }
 
 /** Any tool's text output is capped like a shell run's: the tail stays, the whole goes to a file. */

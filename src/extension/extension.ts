@@ -15,6 +15,7 @@ import { registerExportCommand } from "./export-command";
 import { hasModelConfigured, sessionConfig } from "./model-config";
 import { SessionHost, type SessionLocation } from "./session-host";
 import { SessionsView } from "./sessions-view";
+import { PiExtensions } from "./pi/pi-extensions";
 import { onDidChangeSettings, readSettings } from "./settings";
 import { StatusBar } from "./status-bar";
 import { ToolApprovals, type ApprovalPresenter } from "./tool-approvals";
@@ -42,6 +43,7 @@ export interface ArborApi extends CoreArborApi {
     readonly chat: ChatController;
     /** Answers the tool-approval dialogs in place of the user until disposed. */
     interceptApprovals(presenter: ApprovalPresenter): vscode.Disposable;
+    readonly piExtensions: PiExtensions;
   };
 }
 
@@ -70,6 +72,10 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   const applyHandlerTimeout = (): void =>
     host.extensions.setHandlerTimeout(Math.max(1, vscode.workspace.getConfiguration("arbor").get<number>("extensions.handlerTimeout", 30)) * 1000);
   applyHandlerTimeout();
+  // Pi extension files load with each session: set up before any session starts.
+  let editTextInChat: (text: string) => void = () => undefined;
+  const piExtensions = new PiExtensions({ host, context, log, agentDirectory: () => settings.agentDirectory, setChatInput: (text) => editTextInChat(text) });
+  context.subscriptions.push(piExtensions);
   context.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration("arbor.extensions.handlerTimeout") && applyHandlerTimeout()));
   const sessions = new SessionsView(host, location, log);
   context.subscriptions.push(sessions);
@@ -104,7 +110,12 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     process.env.ARBOR_TEST_HOOKS === "1",
   );
   context.subscriptions.push(tree, vscode.window.registerWebviewViewProvider(TREE_VIEW_ID, tree));
-  const chat = new ChatController(host, createChatActions({ host, revealEntry: (id) => tree.reveal(id) }), log);
+  const chat = new ChatController(host, createChatActions({
+      host,
+      revealEntry: (id) => tree.reveal(id),
+      extensionCommands: () => piExtensions.slashCommands(),
+      runExtensionCommand: (name, args) => piExtensions.runCommand(name, args),
+    }), log);
   const chatViews = new ChatViews(context.extensionUri, chat);
   context.subscriptions.push(chat, chatViews, vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chatViews));
   context.subscriptions.push(...registerChatCommands(host, chatViews, log));
@@ -112,6 +123,8 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     chat.setInput(text);
     void chatViews.reveal();
   };
+  editTextInChat = editText;
+  context.subscriptions.push(piExtensions.onDidChangeCommands(() => chat.postCommands()));
   context.subscriptions.push(...registerCommands({ host, secrets: context.secrets, sessions, tree, settings: () => settings, summarizer: () => summarizer, log, editText }));
   context.subscriptions.push(registerExportCommand(host, context.extensionUri, context.extension.packageJSON.version as string, log));
   context.subscriptions.push(new StatusBar(host, () => chat.title()), new WriteNotices(host, log));
@@ -141,12 +154,12 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     ...core,
     version: context.extension.packageJSON.version as string,
     onDidChangeSession: host.onDidChangeSession,
-    ...(process.env.ARBOR_TEST_HOOKS === "1" ? { testing: testHooks(host, tree, chat, approvals) } : {}),
+    ...(process.env.ARBOR_TEST_HOOKS === "1" ? { testing: testHooks(host, tree, chat, approvals, piExtensions) } : {}),
   };
 }
 
 /** Arbor's own tests only (ARBOR_TEST_HOOKS=1): the current sessions, the views, and a seam for the approval dialogs. */
-function testHooks(host: SessionHost, tree: TreeViewProvider, chat: ChatController, approvals: ToolApprovals): NonNullable<ArborApi["testing"]> {
+function testHooks(host: SessionHost, tree: TreeViewProvider, chat: ChatController, approvals: ToolApprovals, piExtensions: PiExtensions): NonNullable<ArborApi["testing"]> {
   return {
     get currentSession() {
       return host.current;
@@ -157,6 +170,7 @@ function testHooks(host: SessionHost, tree: TreeViewProvider, chat: ChatControll
     tree,
     chat,
     interceptApprovals: (presenter) => approvals.interceptForTests(presenter),
+    piExtensions,
   };
 }
 

@@ -158,7 +158,7 @@ export class PiExtensionSet implements SessionScopedExtensions, Disposable {
   private statusOf(instance: PiInstance, loadError: string | undefined): ExtensionStatus {
     const previous = this.statuses.get(instance.path);
     return {
-      extension: (previous?.extension ?? { path: instance.path, name: instance.name, scope: "user" }),
+      extension: instance.extension,
       state: loadError ? "failed" : "loaded",
       loadError,
       commands: [...instance.commands.keys()],
@@ -173,7 +173,7 @@ export class PiExtensionSet implements SessionScopedExtensions, Disposable {
   private refresh(): void {
     for (const instance of this.instances) {
       const status = this.statuses.get(instance.path);
-      if (status) this.statuses.set(instance.path, { ...this.statusOf(instance, undefined), extension: status.extension });
+      if (status) this.statuses.set(instance.path, this.statusOf(instance, undefined));
     }
     this.applyTools();
     this.changes.fire();

@@ -69,6 +69,11 @@ export class PiInstance {
     return this.env.extension.name;
   }
 
+  /** The file, where it was found. */
+  get extension(): DiscoveredExtension {
+    return this.env.extension;
+  }
+
   get path(): string {
     return this.env.extension.path;
   }

@@ -41,6 +41,22 @@ export function loadSharedModules(): Promise<SharedModules> {
   return loading;
 }
 
+/**
+ * pi-tui's `Key` helpers name key combinations (`Key.ctrlAlt("p")` is "ctrl+alt+p"). Extensions call
+ * them while loading, to pass to `registerShortcut` (which Arbor reports as unsupported), so they
+ * answer with the name instead of failing the whole extension.
+ */
+const keyNames: Record<string, unknown> = new Proxy(
+  {},
+  {
+    get: (_target, prop) => {
+      if (typeof prop === "symbol" || prop === "then") return undefined;
+      const modifiers = String(prop).replace(/([A-Z])/g, "+$1").toLowerCase();
+      return (key?: unknown) => (key === undefined ? modifiers : `${modifiers}+${String(key)}`);
+    },
+  },
+);
+
 /** The virtual modules of one extension (`extension` names it in messages about what Arbor lacks). */
 export function virtualModulesFor(extension: string, shared: SharedModules, agentDir: () => string): Record<string, unknown> {
   return {
@@ -52,7 +68,7 @@ export function virtualModulesFor(extension: string, shared: SharedModules, agen
     "@sinclair/typebox/value": shared.typeboxValue,
     "@mariozechner/pi-ai": shared.piAi,
     "@mariozechner/pi-coding-agent": codingAgentModule(extension, agentDir),
-    "@mariozechner/pi-tui": moduleWithFallback("@mariozechner/pi-tui", extension, {}),
+    "@mariozechner/pi-tui": moduleWithFallback("@mariozechner/pi-tui", extension, { Key: keyNames }),
     "@mariozechner/pi-agent-core": moduleWithFallback("@mariozechner/pi-agent-core", extension, {}),
   };
 }

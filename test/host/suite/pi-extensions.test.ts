@@ -255,6 +255,30 @@ describe("Pi's example extensions in the extension host (issue 8.2)", function (
     assert.equal(session().sessionManager.getSessionFile(), previous, "an accepted switch goes ahead");
   });
 
+  it("ctx.ui.setEditorText fills the chat's input, setStatus shows a status item, and a dialog's timeout closes the quick pick", async () => {
+    writeFileSync(
+      join(folder, "ui-parts.ts"),
+      `export default function (pi) {
+        pi.registerCommand("draft", { handler: async (args, ctx) => {
+          ctx.ui.setEditorText("draft: " + args);
+          ctx.ui.setStatus("mode", "drafting");
+          const choice = await ctx.ui.select("Pick one", ["a", "b"], { timeout: 300 });
+          ctx.ui.notify("choice " + String(choice), "info");
+        } });
+      }`,
+    );
+    const running = vscode.commands.executeCommand("arbor.newSession");
+    if (loaded().includes("confirm-destructive:loaded")) await picks.answer("confirm-destructive: Clear session?", 0);
+    await running;
+    await until(() => loaded().includes("ui-parts:loaded"), "ui-parts loaded");
+    const before = picks.shown.length;
+    testing().chat.receive(surface, { type: "send", text: "/draft a letter" });
+    await until(() => notes.infos.includes("ui-parts: choice undefined"), "the timed-out select");
+    assert.ok(picks.shown.slice(before).some((p) => p.startsWith("ui-parts: Pick one [a | b]")), "the select was a quick pick");
+    assert.equal(surface.of("setInput").at(-1)?.text, "draft: a letter");
+    assert.equal(testing().piExtensions.ui.statuses().get("ui-parts/mode"), "drafting");
+  });
+
   it("an extension that throws or calls what VS Code lacks is named in a warning; the session and its other commands keep working", async () => {
     writeFileSync(join(folder, "thrower.ts"), `export default function (pi) { pi.on("before_agent_start", () => { throw new Error("thrower broke"); }); }`);
     writeFileSync(

@@ -137,7 +137,12 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
       }
     }),
     // Shell commands (`!cmd`, the bash tool) are allowed only once the workspace is trusted.
-    vscode.workspace.onDidGrantWorkspaceTrust(() => void host.reloadWhenIdle().catch((err: Error) => reportReloadFailure(log, err))),
+    // Trust also lets the workspace's own values of restricted settings (folders, model) apply.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      settings = readSettings();
+      sessions.relocate();
+      void host.reloadWhenIdle().catch((err: Error) => reportReloadFailure(log, err));
+    }),
     onDidChangeSettings(() => {
       settings = readSettings();
       sessions.relocate();

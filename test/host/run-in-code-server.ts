@@ -27,6 +27,11 @@ export interface HostTestRunOptions {
   readonly log: (line: string) => void;
   /** Also print the server's and the browser's own output. */
   readonly verbose?: boolean;
+  /**
+   * Open the workspace in Restricted Mode (workspace trust on, never granted) with these values in
+   * its `.vscode/settings.json`, as a hostile repository would ship them.
+   */
+  readonly untrustedWorkspaceSettings?: Readonly<Record<string, unknown>>;
 }
 
 /** The exit code when the suite did not finish in time or the browser went away. */
@@ -38,18 +43,24 @@ export const abnormalExitCode = 2;
  */
 export async function runHostTestsInCodeServer(options: HostTestRunOptions): Promise<number> {
   const { log } = options;
-  const sandbox = createSandbox("host");
+  const untrusted = options.untrustedWorkspaceSettings;
+  // Trust on, and no startup prompt: the folder simply stays untrusted, as when a user picks "No".
+  const sandbox = createSandbox(untrusted ? "host-untrusted" : "host", untrusted ? { settings: { "security.workspace.trust.enabled": true, "security.workspace.trust.startupPrompt": "never" } } : {});
   const cleanups: (() => Promise<void> | void)[] = [() => sandbox.dispose()];
   try {
     const workspace = join(sandbox.root, "workspace");
     const agentDir = join(sandbox.root, "agent");
     mkdirSync(workspace, { recursive: true });
     writeFileSync(join(workspace, "README.md"), "# Arbor host-test workspace\n");
+    if (untrusted) {
+      mkdirSync(join(workspace, ".vscode"));
+      writeFileSync(join(workspace, ".vscode/settings.json"), JSON.stringify(untrusted, null, 2));
+    }
     const samplesFile = join(sandbox.root, "sample-sessions.json");
     writeFileSync(samplesFile, JSON.stringify(await createSampleSessions({ agentDir, cwd: workspace }), null, 2));
     // The server, and so the extension host, inherits these.
     Object.assign(sandbox.env, { PI_CODING_AGENT_DIR: agentDir, ARBOR_HOST_WORKSPACE: workspace, ARBOR_SAMPLE_SESSIONS: samplesFile, ARBOR_TEST_HOOKS: "1" });
-    const server = await startVscodeServer(sandbox, options.verbose ? { echo: (line) => log(`[server] ${line}`) } : {});
+    const server = await startVscodeServer(sandbox, { workspaceTrust: untrusted !== undefined, ...(options.verbose ? { echo: (line: string) => log(`[server] ${line}`) } : {}) });
     cleanups.push(() => server.stop());
     const browser = await launchChromium(sandbox);
     cleanups.push(() => browser.close());

@@ -25,6 +25,8 @@ export interface ServerOptions {
   readonly startTimeoutMs?: number;
   /** A fixed port instead of a free one. */
   readonly port?: number;
+  /** Keep VS Code's workspace trust on (off by default, so a test folder opens trusted without a prompt). */
+  readonly workspaceTrust?: boolean;
 }
 
 /** Installs a .vsix into the sandbox's extensions folder with code-server's CLI. */
@@ -57,7 +59,8 @@ export async function startVscodeServer(sandbox: Sandbox, options: ServerOptions
   const port = options.port ?? (await findFreePort());
   const server = startProcess(process.execPath, [
     vscodeServerMain, "--host", "127.0.0.1", "--port", String(port), "--without-connection-token",
-    "--accept-server-license-terms", "--enable-smoke-test-driver", "--disable-telemetry", "--disable-workspace-trust",
+    "--accept-server-license-terms", "--enable-smoke-test-driver", "--disable-telemetry",
+    ...(options.workspaceTrust ? [] : ["--disable-workspace-trust"]),
     "--user-data-dir", sandbox.userDataDir, "--server-data-dir", sandbox.serverDataDir, "--extensions-dir", sandbox.extensionsDir,
   ], { env: sandbox.env, ...(options.echo ? { echo: options.echo } : {}) });
   return ready(server, port, "/version", options);

@@ -16,11 +16,16 @@ function findTests(dir: string): string[] {
 }
 
 /** Runs the suite; rejects when a test failed, which makes the workbench exit with code 1. */
-export async function run(): Promise<void> {
+export function run(): Promise<void> {
+  return runTestsIn(__dirname);
+}
+
+/** Runs every test file under `dir` (also the Restricted Mode suite's entry, in its own folder). */
+export async function runTestsIn(dir: string): Promise<void> {
   const mocha = new Mocha({ ui: "bdd", reporter: "spec", color: false, timeout: 60_000 });
   const grep = process.env.ARBOR_HOST_GREP;
   if (grep) mocha.grep(grep);
-  for (const file of findTests(__dirname).sort()) mocha.addFile(file);
+  for (const file of findTests(dir).sort()) mocha.addFile(file);
   const failures = await new Promise<number>((resolve, reject) => {
     try {
       mocha.run(resolve);

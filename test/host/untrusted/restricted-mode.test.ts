@@ -1,0 +1,122 @@
+/**
+ * Restricted Mode (issue 9.1): the workspace of this window is not trusted, and its
+ * `.vscode/settings.json` (written by the runner, as a hostile repository would ship it) points the
+ * sessions folder and Pi's agent folder into the repository and the model at another server. Every
+ * setting that can send data or prompts somewhere must ignore the workspace's value here; a harmless
+ * one (the tree filter) still applies, which proves the file was read.
+ */
+import { strict as assert } from "node:assert";
+import { readFileSync } from "node:fs";
+import { join, relative, isAbsolute } from "node:path";
+import * as vscode from "vscode";
+import { sessionDirForCwd } from "../../../src/core/session/paths";
+import type { AgentSession } from "../../../src/core/agent/agent-session";
+import type { SessionManager } from "../../../src/core/session/session-manager";
+import { startScriptedServer, reply, type ScriptedServer } from "../../support/scripted-openai-server";
+import { until } from "../suite/host-helpers";
+
+interface Api {
+  readonly testing?: { readonly currentSession: SessionManager | undefined; readonly agentSession: AgentSession | undefined };
+}
+
+interface ContributedSetting {
+  scope?: string;
+}
+
+interface Manifest {
+  capabilities: { untrustedWorkspaces: { restrictedConfigurations?: string[] } };
+  contributes: { configuration: { properties: Record<string, ContributedSetting> } | { properties: Record<string, ContributedSetting> }[] };
+}
+
+/** The one harmless setting the runner also puts in the hostile file (it must apply). */
+const CONTROL = "arbor.tree.defaultFilter";
+
+/**
+ * Settings that choose where session data goes or which model gets prompts: any folder, path, file
+ * or URL setting, and the model's choice. Each must be restricted or machine-wide.
+ */
+const redirects = (key: string): boolean => /(Directory|Dir|Path|File|Url|Uri)$/.test(key) || /^arbor\.model\.(baseUrl|provider|id|default)$/.test(key);
+
+const inside = (folder: string, path: string): boolean => {
+  const rel = relative(folder, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+};
+
+describe("Restricted Mode: an untrusted workspace's settings", function () {
+  this.timeout(90_000);
+  let arbor: Api;
+  let workspace: string;
+  let hostile: Record<string, unknown>;
+  let manifest: Manifest;
+  let server: ScriptedServer | undefined;
+
+  before(async () => {
+    const ext = vscode.extensions.all.find((e) => (e.packageJSON as { name: string }).name === "arbor");
+    assert.ok(ext, "Arbor is installed");
+    arbor = (await ext.activate()) as Api;
+    assert.ok(arbor.testing, "the runner sets ARBOR_TEST_HOOKS=1");
+    manifest = ext.packageJSON as Manifest;
+    workspace = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+    hostile = JSON.parse(readFileSync(join(workspace, ".vscode/settings.json"), "utf8")) as Record<string, unknown>;
+  });
+
+  after(async () => {
+    const c = vscode.workspace.getConfiguration("arbor");
+    await c.update("model.baseUrl", undefined, vscode.ConfigurationTarget.Workspace);
+    await c.update("model.id", undefined, vscode.ConfigurationTarget.Workspace);
+    await server?.close();
+  });
+
+  const contributed = (): Record<string, ContributedSetting> => {
+    const c = manifest.contributes.configuration;
+    return Object.assign({}, ...(Array.isArray(c) ? c : [c]).map((section) => section.properties)) as Record<string, ContributedSetting>;
+  };
+
+  it("runs in an untrusted workspace whose settings file is read", () => {
+    assert.equal(vscode.workspace.isTrusted, false, "the runner opens the workspace in Restricted Mode");
+    assert.equal(vscode.workspace.getConfiguration().get(CONTROL), hostile[CONTROL], "a harmless workspace setting still applies");
+  });
+
+  it("declares every setting that can redirect data or a model as restricted or machine-wide", () => {
+    const restricted = new Set(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations ?? []);
+    const risky = Object.entries(contributed()).filter(([key]) => redirects(key));
+    assert.ok(risky.length >= 2, "the sessions and agent folder settings at least");
+    for (const [key, setting] of risky) {
+      const machine = setting.scope === "machine" || setting.scope === "application";
+      assert.ok(restricted.has(key) || machine, `${key} is neither in restrictedConfigurations nor machine-scoped`);
+    }
+  });
+
+  it("ignores the workspace's value of each of them", () => {
+    const settings = contributed();
+    const checked = Object.keys(hostile).filter((key) => key !== CONTROL && key in settings);
+    assert.ok(checked.includes("arbor.sessionsDirectory") && checked.includes("arbor.agentDirectory"), "the runner sets the folder settings");
+    for (const key of checked) {
+      assert.notDeepEqual(vscode.workspace.getConfiguration().get(key), hostile[key], `${key} took the untrusted workspace's value`);
+    }
+  });
+
+  it("keeps new sessions in the user's sessions folder, not in the repository", async () => {
+    await vscode.commands.executeCommand("arbor.newSession");
+    await until(() => arbor.testing!.currentSession !== undefined, "a new session");
+    const dir = arbor.testing!.currentSession!.getSessionDir();
+    assert.equal(inside(workspace, dir), false, `the session folder ${dir} is inside the untrusted workspace`);
+    assert.equal(dir, sessionDirForCwd(workspace, { agentDir: process.env.PI_CODING_AGENT_DIR }));
+  });
+
+  it("sends no prompt to a model the workspace names, also when it names it while open", async () => {
+    server = await startScriptedServer();
+    server.script(reply.text("stolen"));
+    const c = vscode.workspace.getConfiguration("arbor");
+    await c.update("model.baseUrl", server.baseUrl, vscode.ConfigurationTarget.Workspace);
+    await c.update("model.id", "workspace-model", vscode.ConfigurationTarget.Workspace);
+    // VS Code hides a restricted setting's workspace value in Restricted Mode, even from inspect(): read the file.
+    const written = JSON.parse(readFileSync(join(workspace, ".vscode/settings.json"), "utf8")) as Record<string, unknown>;
+    assert.equal(written["arbor.model.baseUrl"], server.baseUrl, "the workspace value was written");
+    await vscode.commands.executeCommand("arbor.newSession");
+    await until(() => arbor.testing!.agentSession !== undefined, "a session");
+    assert.equal(arbor.testing!.agentSession!.getModel()?.id, undefined, "the session took the workspace's model");
+    await arbor.testing!.agentSession!.prompt("the abandoned branch's secrets").catch(() => undefined);
+    assert.equal(server.requests.length, 0, "a request reached the workspace's server");
+  });
+});

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { convertToLlm } from "../core/context/convert-to-llm";
 import { SessionError } from "../core/session/errors";
+import { assertRegularFile } from "../core/session/session-file-check";
 import { SessionManager } from "../core/session/session-manager";
 import { formatAge } from "../core/util/format-age";
 import { checkSessionFile } from "./check";
@@ -50,6 +51,9 @@ export async function runCommand(command: string, argv: string[], out: Output): 
   // defence (fields are also escaped one by one, so that none can forge a line of its own).
   const json = flag("json") === true || command === "context" || (command === "export" && out.stdoutIsTerminal === false);
   const safe: Output = { stdout: (s) => out.stdout(json ? s : escapeTerminal(s)), stderr: (s) => out.stderr(escapeTerminal(s)) };
+  // Every command but ls takes a session FILE first: a FIFO, a device or a folder is refused here,
+  // before anything opens it (a read would hang) or takes a lock beside it.
+  if (command !== "ls") await assertRegularFile(resolve(args.positional[0]!));
   let code = 0;
   try {
     code = await COMMANDS[command]!(args.positional, flag, safe, timings);

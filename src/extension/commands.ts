@@ -1,6 +1,7 @@
 import * as vscode from "vscode";
 import { MissingSessionCwdError } from "../core/runtime/runtime-errors";
 import { SessionError } from "../core/session/errors";
+import { assertKnownSessionFile } from "../core/session/session-file-check";
 import { SessionManager } from "../core/session/session-manager";
 import { WriterLock } from "../core/session/writer-lock";
 import { FILTER_MODES, FILTER_MODE_NAMES, type FilterMode } from "../core/tree/filters";
@@ -94,6 +95,18 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     return sm;
   };
 
+  /**
+   * A path given to a command (by a menu, another extension or a command URI) is used only if it
+   * names a session file in a sessions folder Arbor knows, or the session open in this window.
+   */
+  const knownSession = async (path: unknown): Promise<string> => {
+    const open = host.current?.getSessionFile();
+    if (typeof path === "string" && open !== undefined && path === open) return path;
+    return assertKnownSessionFile(path, host.knownSessionFolders());
+  };
+  /** The path of a Sessions-view node (or of whatever another caller passed instead). */
+  const nodePath = (node: unknown): Promise<string> => knownSession((node as { info?: { path?: unknown } } | undefined)?.info?.path);
+
   const checkout = async (id: string): Promise<void> => {
     const sm = requireSession();
     const target = checkoutTarget(sm, id);
@@ -181,7 +194,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
 
   const deleteSession = async (node: SessionNode | undefined): Promise<void> => {
     if (!node) return;
-    const { info } = node;
+    const info = { ...node.info, path: await nodePath(node) };
     const holder = await WriterLock.inspect(info.path);
     // Held, and not by this window (a read-only view here means another window holds it).
     const ours = host.current?.getSessionFile() === info.path && !host.current.isReadOnly();
@@ -209,7 +222,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       void vscode.commands.executeCommand(`${"arbor.conversationTree"}.focus`);
     },
     "arbor.resumeSession": async (path?: unknown) => {
-      if (typeof path === "string") return void (await openSession(path));
+      if (path !== undefined) return void (await openSession(await knownSession(path)));
       const list = (await sessions.list()).flatMap(function flat(n): SessionNode[] {
         return [n, ...n.forks.flatMap(flat)];
       });
@@ -285,17 +298,16 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (pick) tree.setFilter(pick.mode as FilterMode);
     },
     "arbor.sessions.resume": async (node?: unknown) => {
-      const n = node as SessionNode | undefined;
-      if (n?.info) await openSession(n.info.path);
+      if (node !== undefined) await openSession(await nodePath(node));
     },
     "arbor.sessions.rename": async (node?: unknown) => {
       const n = node as SessionNode | undefined;
-      if (n?.info) await renameFile(n.info.path, n.info.name);
+      if (n !== undefined) await renameFile(await nodePath(n), typeof n.info?.name === "string" ? n.info.name : undefined);
     },
     "arbor.sessions.fork": async (node?: unknown) => {
       const n = node as SessionNode | undefined;
-      if (!n?.info) return;
-      if (!(await openSession(n.info.path))) return;
+      if (n === undefined) return;
+      if (!(await openSession(await nodePath(n)))) return;
       const result = await host.clone();
       void vscode.window.showInformationMessage(`Forked "${sessionTitle(n.info)}" into a new session${result.file ? `: ${result.file.split(/[\\/]/).pop()}` : ""}`);
     },

@@ -6,6 +6,7 @@ import { findMostRecentSession } from "../core/session/session-discovery";
 import type { SessionChange, SessionManager } from "../core/session/session-manager";
 import type { NavigateTreeResult } from "../core/agent/tree-navigation";
 import { sessionDirForCwd } from "../core/session/paths";
+import { knownSessionFolders, type KnownSessionFolders } from "../core/session/session-file-check";
 import { AgentSessionRuntime, type RuntimeStart, type SessionScopedExtensions } from "../core/runtime/agent-session-runtime";
 import { ExtensionHost } from "../core/runtime/extension-host";
 import { awaitedHandler, NESTED_REPLACEMENT_MESSAGE } from "../core/runtime/handler-scope";
@@ -52,6 +53,11 @@ export class SessionHost implements vscode.Disposable {
     private readonly configure: (sm: SessionManager) => AgentSessionConfig | Promise<AgentSessionConfig>,
     private readonly log: vscode.LogOutputChannel,
   ) {}
+
+  /** The sessions folders of the current location (commands that take a path act only inside them). */
+  knownSessionFolders(): KnownSessionFolders {
+    return knownSessionFolders(this.location());
+  }
 
   get current(): SessionManager | undefined {
     return this.runtime?.session.sessionManager;

@@ -9,7 +9,11 @@ export type SessionErrorCode =
   | "io"
   | "disposed"
   /** The file was replaced or deleted while open: writing stopped, the unsaved entries are kept. */
-  | "replaced";
+  | "replaced"
+  /** A FIFO, device or folder where a session file was expected (refused before any read). */
+  | "not-a-file"
+  /** A path outside the sessions folders Arbor knows, given to a command that acts on session files. */
+  | "outside-sessions";
 
 /** A session error with a code the UI can act on; its message is one clear line. */
 export class SessionError extends Error {

@@ -1,10 +1,14 @@
 import { promises as fs } from "node:fs";
 import { join } from "node:path";
+import { openRegularFile } from "./session-file-check";
 
-/** Whether a file starts with a session header (read from its first 4 KB only). */
+/**
+ * Whether a file starts with a session header (read from its first 4 KB only). Only regular files
+ * are opened: a FIFO named `*.jsonl` would block the read for ever.
+ */
 export async function isSessionFile(path: string): Promise<boolean> {
   try {
-    const handle = await fs.open(path, "r");
+    const handle = await openRegularFile(path);
     try {
       const buf = Buffer.alloc(4096);
       const { bytesRead } = await handle.read(buf, 0, buf.length, 0);

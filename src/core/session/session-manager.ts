@@ -18,6 +18,7 @@ import { sessionDirForCwd, sessionFileName, type SessionLocationOptions } from "
 import { branchedLines, migratedFileText } from "./session-rewrite";
 import { listAllSessions, listSessions, type ListOptions, type SessionInfo } from "./session-list";
 import { loadSession, type LoadedSession } from "./session-loader";
+import { assertRegularFile } from "./session-file-check";
 import {
   CHECKOUT_CUSTOM_TYPE,
   CURRENT_SESSION_VERSION,
@@ -116,6 +117,8 @@ export class SessionManager extends SessionReader implements Disposable {
   /** Opens a session file. Refuses a missing, empty or header-less file with a clear error. */
   static async open(path: string, opts: OpenOptions = {}): Promise<SessionManager> {
     const file = resolve(path);
+    // A FIFO, device or folder is refused before it is opened (a read would hang) or locked.
+    await assertRegularFile(file);
     const loaded = await loadSession(file);
     const cwd = opts.cwdOverride ?? (typeof loaded.header.cwd === "string" ? loaded.header.cwd : process.cwd());
     const sm = new SessionManager(loaded.header, cwd, opts.forkDir ?? dirname(file), file, true);
@@ -153,6 +156,7 @@ export class SessionManager extends SessionReader implements Disposable {
    */
   static async forkFrom(sourcePath: string, targetCwd: string, opts: SessionLocationOptions & { lock?: WriterLockOptions } = {}): Promise<SessionManager> {
     const source = resolve(sourcePath);
+    await assertRegularFile(source);
     const loaded = await loadSession(source);
     const dir = sessionDirForCwd(targetCwd, opts);
     await fs.mkdir(dir, { recursive: true });

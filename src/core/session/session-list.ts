@@ -3,6 +3,7 @@ import { promises as fs } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { writeFileAtomic } from "./file-io";
+import { openRegularFile } from "./session-file-check";
 import { resolveExplicitSessionDir, resolveSessionsRoot, sessionDirForCwd, type SessionLocationOptions } from "./paths";
 
 /** What a session list shows about one session file. */
@@ -96,17 +97,26 @@ function textOf(content: unknown): string {
     .join(" ");
 }
 
-/** Reads the lines of `buf` into the scan state, taking the cheap path where a line's shape allows. */
-function scanLines(buf: Buffer, state: ScanState | null, atStart: boolean, base: number): ScanState | null {
-  let pos = 0;
-  let first = atStart;
-  while (pos < buf.length) {
-    const nl = buf.indexOf(0x0a, pos);
-    if (nl < 0) break;
-    const start = pos;
-    pos = nl + 1;
-    if (nl === start) continue;
-    if (!first && state) {
+/**
+ * Reads a file's lines into the scan state, one line at a time, taking the cheap path where a line's
+ * shape allows. `rejected`: the file does not start with a session header.
+ */
+class LineScan {
+  rejected = false;
+  private first: boolean;
+
+  constructor(
+    public state: ScanState | null,
+    atStart: boolean,
+  ) {
+    this.first = atStart;
+  }
+
+  /** The line `buf[start, nl)`; `end` is the file offset just after its newline. */
+  line(buf: Buffer, start: number, nl: number, end: number): void {
+    if (nl === start) return;
+    const state = this.state;
+    if (!this.first && state) {
       const head = buf.toString("latin1", start, Math.min(nl, start + 200));
       const m = MESSAGE_PREFIX.exec(head);
       if (m && (m[2] !== "user" || state.firstMessage)) {
@@ -115,8 +125,8 @@ function scanLines(buf: Buffer, state: ScanState | null, atStart: boolean, base:
         if (!relevant || t) {
           state.messageCount++;
           if (t) state.lastActivity = Math.max(state.lastActivity ?? 0, Number(t[1]));
-          state.offset = base + pos;
-          continue;
+          state.offset = end;
+          return;
         }
       }
     }
@@ -124,14 +134,19 @@ function scanLines(buf: Buffer, state: ScanState | null, atStart: boolean, base:
     try {
       value = JSON.parse(buf.toString("utf8", start, nl)) as Record<string, unknown>;
     } catch {
-      if (state) state.badLines++;
-      if (state) state.offset = base + pos;
-      continue;
+      if (state) {
+        state.badLines++;
+        state.offset = end;
+      }
+      return;
     }
-    if (first) {
-      first = false;
-      if (value.type !== "session" || typeof value.id !== "string") return null;
-      state = {
+    if (this.first) {
+      this.first = false;
+      if (value.type !== "session" || typeof value.id !== "string") {
+        this.rejected = true;
+        return;
+      }
+      this.state = {
         id: value.id,
         cwd: typeof value.cwd === "string" ? value.cwd : "",
         created: String(value.timestamp ?? ""),
@@ -140,15 +155,75 @@ function scanLines(buf: Buffer, state: ScanState | null, atStart: boolean, base:
         firstMessage: "",
         labels: {},
         badLines: 0,
-        offset: base + pos,
+        offset: end,
       };
-      continue;
+      return;
     }
-    if (!state) return null;
-    state.offset = base + pos;
+    if (!state) {
+      this.rejected = true;
+      return;
+    }
+    state.offset = end;
     applyEntry(state, value);
   }
-  return state;
+
+  /**
+   * A line too long to hold whole (an image or a pasted log, up to gigabytes), judged from its first
+   * and last bytes: a message is counted, with its time and, for a first user message, the start of
+   * its text. Nothing else that long can matter to a listing.
+   */
+  longLine(head: Buffer, tail: Buffer, end: number): void {
+    const state = this.state;
+    // A session header is never that long: not a session file.
+    if (this.first || !state) {
+      this.rejected = true;
+      return;
+    }
+    state.offset = end;
+    const start = head.toString("latin1", 0, Math.min(head.length, 400));
+    const type = /"type"\s*:\s*"([^"\\]*)"/.exec(start)?.[1];
+    if (type !== "message") {
+      if (type === undefined) state.badLines++;
+      return;
+    }
+    state.messageCount++;
+    const role = /"role"\s*:\s*"([A-Za-z]+)"/.exec(start)?.[1];
+    if (role !== "user" && role !== "assistant") return;
+    const t = TRAILING_MS.exec(tail.toString("latin1"));
+    const stamp = t ? Number(t[1]) : new Date(/"timestamp"\s*:\s*"([^"\\]*)"/.exec(start)?.[1] ?? "").getTime();
+    if (!Number.isNaN(stamp)) state.lastActivity = Math.max(state.lastActivity ?? 0, stamp);
+    if (role === "user" && !state.firstMessage) state.firstMessage = leadingText(head);
+  }
+}
+
+/** The start of a message's first text, decoded from the first bytes of its line. */
+function leadingText(head: Buffer): string {
+  const s = head.toString("utf8");
+  const m = /"(?:text|content)"\s*:\s*"/g;
+  m.lastIndex = Math.max(0, s.indexOf('"role"'));
+  if (!m.exec(s)) return "";
+  const escapes: Record<string, string> = { n: "\n", t: "\t", r: "\r", b: "\b", f: "\f" };
+  let out = "";
+  for (let i = m.lastIndex; i < s.length; i++) {
+    const c = s[i]!;
+    if (c === '"') break;
+    if (c !== "\\") {
+      out += c;
+      continue;
+    }
+    const n = s[i + 1];
+    if (n === undefined) break;
+    if (n === "u") {
+      const hex = s.slice(i + 2, i + 6);
+      if (!/^[0-9a-fA-F]{4}$/.test(hex)) break;
+      out += String.fromCharCode(parseInt(hex, 16));
+      i += 5;
+    } else {
+      out += escapes[n] ?? n;
+      i++;
+    }
+  }
+  return out;
 }
 
 function applyEntry(state: ScanState, value: Record<string, unknown>): void {
@@ -170,16 +245,94 @@ function applyEntry(state: ScanState, value: Record<string, unknown>): void {
   }
 }
 
+/** Bytes read from a file at a time while listing. */
+const CHUNK_BYTES = 1 << 20;
+/** A line longer than this is not held whole: only its first and last bytes are kept. */
+const LONG_LINE_BYTES = 1 << 20;
+const HEAD_BYTES = 64 << 10;
+const TAIL_BYTES = 64;
+/**
+ * Files read at once, over all folders: with the sizes above, listing holds at most about
+ * SCAN_CONCURRENCY x (chunk + line) = 4 x 2 MB of file bytes, however large the files and lines are.
+ */
+const SCAN_CONCURRENCY = 4;
+
+let scanning = 0;
+const waitingScans: (() => void)[] = [];
+
+/** Runs `scan` when one of the SCAN_CONCURRENCY slots is free (a freed slot passes straight on). */
+async function withScanSlot<T>(scan: () => Promise<T>): Promise<T> {
+  if (scanning < SCAN_CONCURRENCY) scanning++;
+  else await new Promise<void>((resolve) => waitingScans.push(resolve));
+  try {
+    return await scan();
+  } finally {
+    const next = waitingScans.shift();
+    if (next) next();
+    else scanning--;
+  }
+}
+
+function lastBytes(kept: Buffer, more: Buffer): Buffer {
+  if (more.length >= TAIL_BYTES) return Buffer.from(more.subarray(more.length - TAIL_BYTES));
+  const both = Buffer.concat([kept, more]);
+  return both.subarray(Math.max(0, both.length - TAIL_BYTES));
+}
+
 async function scanFile(path: string, previous: IndexRecord | undefined, size: number, ino: number): Promise<ScanState | null> {
   // A file that only grew is read from where the last scan ended.
   const resume = previous?.state && previous.ino === ino && previous.size <= size && previous.state.offset <= size;
   const from = resume ? previous!.state!.offset : 0;
-  const handle = await fs.open(path, "r");
+  const scan = new LineScan(resume ? structuredClone(previous!.state!) : null, !resume);
+  // Never a FIFO or a device, even one swapped in since the folder was read.
+  const handle = await openRegularFile(path);
   try {
-    const buf = Buffer.alloc(size - from);
-    const { bytesRead } = await handle.read(buf, 0, buf.length, from);
-    const state = resume ? structuredClone(previous!.state!) : null;
-    return scanLines(buf.subarray(0, bytesRead), state, !resume, from);
+    const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK_BYTES, size - from)));
+    // The line in progress: held whole while it is short, else only its head and tail.
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    let long: { head: Buffer; tail: Buffer } | undefined;
+    let at = from;
+    while (at < size && !scan.rejected) {
+      const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, size - at), at);
+      if (bytesRead === 0) break;
+      const data = chunk.subarray(0, bytesRead);
+      const base = at;
+      at += bytesRead;
+      let pos = 0;
+      while (pos < data.length && !scan.rejected) {
+        const nl = data.indexOf(0x0a, pos);
+        const stop = nl < 0 ? data.length : nl;
+        const end = base + stop + 1;
+        if (long) {
+          long.tail = lastBytes(long.tail, data.subarray(pos, stop));
+        } else if (pendingBytes + (stop - pos) > LONG_LINE_BYTES) {
+          const head = Buffer.concat([...pending, data.subarray(pos, Math.min(stop, pos + HEAD_BYTES))], Math.min(HEAD_BYTES, pendingBytes + (stop - pos)));
+          long = { head, tail: lastBytes(Buffer.concat(pending), data.subarray(pos, stop)) };
+          pending = [];
+          pendingBytes = 0;
+        } else if (nl >= 0 && pendingBytes === 0) {
+          scan.line(data, pos, nl, end);
+        } else {
+          // The chunk buffer is reused: keep a copy of the piece.
+          pending.push(Buffer.from(data.subarray(pos, stop)));
+          pendingBytes += stop - pos;
+          if (nl >= 0) {
+            const line = Buffer.concat(pending);
+            pending = [];
+            pendingBytes = 0;
+            scan.line(line, 0, line.length, end);
+          }
+        }
+        if (nl < 0) break;
+        if (long) {
+          scan.longLine(long.head, long.tail, end);
+          long = undefined;
+        }
+        pos = nl + 1;
+      }
+    }
+    return scan.rejected ? null : scan.state;
   } finally {
     await handle.close();
   }
@@ -226,7 +379,7 @@ export async function listSessionsInDir(dir: string, opts: ListOptions = {}): Pr
   // Filled by position, so that sessions with the same time keep the folder's order (as Pi lists them).
   const found: (SessionInfo | undefined)[] = new Array(names.length);
   await Promise.all(
-    names.map(async (name, position) => {
+    names.map((name, position) => withScanSlot(async () => {
       const path = join(dir, name);
       try {
         const st = await fs.stat(path);
@@ -244,7 +397,7 @@ export async function listSessionsInDir(dir: string, opts: ListOptions = {}): Pr
       } finally {
         opts.onProgress?.(++loaded, names.length);
       }
-    }),
+    })),
   );
   if (changed && indexPath) {
     try {

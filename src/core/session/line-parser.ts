@@ -1,6 +1,12 @@
+import { constants } from "node:buffer";
 import type { LineProblem } from "./errors";
 
 const NEWLINE = 0x0a;
+/**
+ * The longest line decoded: the engine's string limit (about 512 MB of one-byte characters). A
+ * line has at least as many bytes as characters, so anything longer can never be a string.
+ */
+export const MAX_LINE_BYTES = constants.MAX_STRING_LENGTH;
 
 /** One line that parsed as a JSON object. */
 export interface RawLine {
@@ -53,6 +59,13 @@ export function parseChunk(buf: Buffer, firstLine: number, atEof: boolean, onLin
   let lineNo = firstLine;
   let consumedLines = 0;
   const parseOne = (start: number, end: number, isFragment: boolean): boolean => {
+    if (end - start > MAX_LINE_BYTES) {
+      // Past the engine's string limit: it cannot be decoded, let alone parsed. Reported and kept.
+      if (isFragment) return false;
+      const mb = Math.round((end - start) / 2 ** 20);
+      problems.push({ line: lineNo, kind: "malformed", message: `line ${lineNo} is too long to read (${mb} MB, over the ${Math.floor(MAX_LINE_BYTES / 2 ** 20)} MB a line can hold); it is kept in the file`, excerpt: excerptOf(buf.toString("utf8", start, start + 200)) });
+      return true;
+    }
     if (isBlank(buf, start, end)) return true;
     const text = buf.toString("utf8", start, end);
     let value: unknown;

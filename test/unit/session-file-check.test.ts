@@ -49,7 +49,7 @@ describe("paths that are not session files", function () {
 
   it("every CLI command that takes a file refuses a FIFO, /dev/zero and a folder at once, with one line and no lock file", () => {
     const commands = [["tree"], ["tree", "--json"], ["context"], ["check"], ["export", "--format", "md", "--out", "-"], ["label", "@", "some-id", "text"], ["fork", "@", "some-id"]];
-    for (const [target, kind] of [[fifo, /FIFO/], ["/dev/zero", /character device/], [folder, /folder/]] as const) {
+    for (const [target, kind] of [[fifo, /FIFO/], ["/dev/zero", /character device/], [folder, /directory/]] as const) {
       for (const command of commands) {
         const args = command.includes("@") ? command.map((a) => (a === "@" ? target : a)) : [command[0]!, target, ...command.slice(1)];
         const r = arbor(args);
@@ -83,7 +83,7 @@ describe("paths that are not session files", function () {
   it("assertRegularFile names what it found", async () => {
     assert.equal((await refusal(() => assertRegularFile(fifo))).code, "not-a-file");
     assert.match((await refusal(() => assertRegularFile("/dev/zero"))).message, /character device/);
-    assert.match((await refusal(() => assertRegularFile(folder))).message, /folder/);
+    assert.match((await refusal(() => assertRegularFile(folder))).message, /directory/);
     assert.equal((await refusal(() => assertRegularFile(join(tmp.dir, "missing.jsonl")))).code, "not-found");
     assert.ok((await assertRegularFile(SAMPLE)).isFile());
   });

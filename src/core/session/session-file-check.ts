@@ -11,7 +11,7 @@ import { resolveExplicitSessionDir, resolveSessionsRoot, type SessionLocationOpt
 
 /** What a non-regular file is, in words. */
 function kindOf(st: Stats): string {
-  if (st.isDirectory()) return "a folder";
+  if (st.isDirectory()) return "a directory";
   if (st.isFIFO()) return "a FIFO (named pipe)";
   if (st.isCharacterDevice()) return "a character device";
   if (st.isBlockDevice()) return "a block device";
@@ -33,7 +33,7 @@ export async function assertRegularFile(path: string): Promise<Stats> {
     st = await fs.stat(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") throw new SessionError("not-found", `There is no session file at ${path}`, path);
+    if (code === "ENOENT" || code === "ENOTDIR") throw new SessionError("not-found", `Session file not found: ${path}`, path);
     throw new SessionError("io", `Cannot read ${path}: ${(err as Error).message}`, path);
   }
   if (!st.isFile()) throw notAFile(path, st);

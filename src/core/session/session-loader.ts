@@ -42,7 +42,7 @@ export async function loadSession(path: string): Promise<LoadedSession> {
   let dev: number;
   try {
     const st = await fs.stat(path);
-    if (!st.isFile()) throw new SessionError("not-a-file", `${path} is ${st.isDirectory() ? "a folder" : "not a regular file"}, not a session file`, path);
+    if (!st.isFile()) throw new SessionError("not-a-file", `${path} is ${st.isDirectory() ? "a directory" : "not a regular file"}, not a session file`, path);
     ino = st.ino;
     dev = st.dev;
     buf = await fs.readFile(path);

@@ -78,7 +78,7 @@ describe("commands that take a path act only on known session files (issue 9.6, 
     const folder = join(dir, "2026-01-07T00-00-00-000Z_folder.jsonl");
     await vscode.workspace.fs.createDirectory(vscode.Uri.file(folder));
     try {
-      await refused("arbor.resumeSession", folder, folder, /folder/);
+      await refused("arbor.resumeSession", folder, folder, /directory/);
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }

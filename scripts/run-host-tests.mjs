@@ -55,6 +55,7 @@ const hostileWorkspaceSettings = {
   "arbor.model.baseUrl": "http://127.0.0.1:9/v1",
   "arbor.model.id": "workspace-model",
   "arbor.model.contextWindow": 1000000000,
+  "arbor.extensions.paths": ["${workspaceFolder}/.pi/evil-extension.ts"],
 };
 
 const passes = [

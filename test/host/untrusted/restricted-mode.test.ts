@@ -32,10 +32,10 @@ interface Manifest {
 const CONTROL = "arbor.tree.defaultFilter";
 
 /**
- * Settings that choose where session data goes or which model gets prompts: any folder, path, file
- * or URL setting, and the model's choice. Each must be restricted or machine-wide.
+ * Settings that choose where session data goes, what loads or which model gets prompts: any folder,
+ * path, file or URL setting, and the model's choice. Each must be restricted or machine-wide.
  */
-const redirects = (key: string): boolean => /(Directory|Dir|Path|File|Url|Uri)$/.test(key) || /^arbor\.model\.(baseUrl|provider|id|default)$/.test(key);
+const redirects = (key: string): boolean => /(directory|dir|paths?|file|url|uri)$/i.test(key) || /^arbor\.model\.(baseUrl|provider|id|default)$/.test(key);
 
 const inside = (folder: string, path: string): boolean => {
   const rel = relative(folder, path);

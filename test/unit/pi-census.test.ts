@@ -8,7 +8,7 @@ import * as assert from "node:assert/strict";
 import { cpSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { makeKit, type AgentKit } from "./agent-harness.test";
-import { EXAMPLES_DIR, startWithExamples } from "./pi-examples-harness.test";
+import { EXAMPLES_DIR, startWithExamples, type PiKit } from "./pi-examples-harness.test";
 
 /** Examples that cannot load as shipped, and why (checked: each of these does fail, with that reason). */
 const CANNOT_LOAD: Record<string, RegExp> = {
@@ -24,7 +24,12 @@ describe("the census of Pi's example extensions", function () {
   this.timeout(240_000);
   let kit: AgentKit;
   before(async () => (kit = await makeKit()));
-  after(async () => kit.cleanup());
+  let started: PiKit | undefined;
+  // Whatever fails, the 72 extensions' session ends (their watchers and timers with it).
+  after(async () => {
+    await started?.runtime.dispose();
+    await kit.cleanup();
+  });
 
   it("loads every example; only those listed fail, for the reason given", async () => {
     const names = readdirSync(EXAMPLES_DIR).filter((n) => n !== "README.md" && (n.endsWith(".ts") || statSync(join(EXAMPLES_DIR, n)).isDirectory()));
@@ -33,6 +38,7 @@ describe("the census of Pi's example extensions", function () {
     await pi.runtime.dispose();
     for (const name of names) cpSync(join(EXAMPLES_DIR, name), join(pi.agentDir, "extensions", name), { recursive: true });
     const all = await startWithExamples(kit, []);
+    started = all;
     const byName = new Map(all.set.list().map((s) => [s.extension.path.slice(join(all.agentDir, "extensions").length + 1).split("/")[0]!, s]));
     const failed = [...byName].filter(([, s]) => s.state === "failed").map(([n, s]) => `${n}: ${s.loadError}`);
     for (const [name, why] of Object.entries(CANNOT_LOAD)) {
@@ -41,6 +47,5 @@ describe("the census of Pi's example extensions", function () {
     }
     assert.deepEqual(failed.filter((f) => !Object.keys(CANNOT_LOAD).some((n) => f.startsWith(`${n}:`))), []);
     console.log(`      census: ${byName.size} loaded entries; reports at load:\n${all.reports.map((r) => `        ${r}`).join("\n")}`);
-    await all.runtime.dispose();
   });
 });

@@ -82,6 +82,7 @@ export const COMMAND_IDS = [
   "arbor.tree.copyText",
   "arbor.tree.revealInFile",
   "arbor.saveAsNewSession",
+  "arbor.openTreeInEditor",
 ] as const;
 
 export type CommandId = (typeof COMMAND_IDS)[number];
@@ -338,6 +339,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (result.cancelled) return void vscode.window.showInformationMessage("An extension cancelled saving as a new session.");
       void vscode.window.showInformationMessage(`Saved as a new session${result.file ? `: ${result.file.split(/[\\/]/).pop()}` : ""}`);
     },
+    "arbor.openTreeInEditor": () => tree.openInEditor(),
     "arbor.tree.revealInFile": async (arg?: unknown) => {
       const id = entryIdOf(arg) ?? tree.selectedEntryId;
       const sm = requireSession();

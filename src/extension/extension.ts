@@ -109,7 +109,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     log,
     process.env.ARBOR_TEST_HOOKS === "1",
   );
-  context.subscriptions.push(tree, vscode.window.registerWebviewViewProvider(TREE_VIEW_ID, tree));
+  context.subscriptions.push(tree, vscode.window.registerWebviewViewProvider(TREE_VIEW_ID, tree), tree.registerEditorSerializer());
   const chat = new ChatController(host, createChatActions({
       host,
       revealEntry: (id) => tree.reveal(id),
@@ -146,7 +146,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     onDidChangeSettings(() => {
       settings = readSettings();
       sessions.relocate();
-      tree.postState();
+      tree.refresh();
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => sessions.relocate()),
   );

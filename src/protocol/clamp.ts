@@ -2,15 +2,15 @@
  * Brings what the host sends within the protocol's limits, one field at a time, so that the guards
  * can stay strict without one odd entry (a 20,000-character label, an empty role, a negative
  * `tokensBefore`, an id with control characters) making the webview drop a whole state message and
- * go blank. Pure functions: whatever shape the protocol takes (full state, increments, viewport
- * rows), the host runs each summary through `clampSummary` before it crosses the boundary.
+ * go blank. Pure functions: the host runs each row's summary through `clampSummary` before it
+ * crosses the boundary.
  *
  * Text that is too long is cut and ends in "…"; an empty name becomes "(empty)"; a number out of
  * range is dropped; an id the guards would refuse is replaced by a stable stand-in that `SafeIds`
  * maps back when the webview names it. Every entry that had to be changed is marked `clamped`.
  */
 import type { EntrySummary } from "../core/tree/types";
-import { LIMITS, type EntryDetails, type LabelAssignment, type LabelUpdate, type SessionSnapshot } from "./messages";
+import { LIMITS, type EntryDetails } from "./messages";
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const ELLIPSIS = "…";
@@ -114,32 +114,14 @@ export function clampSummary(s: EntrySummary, ids: SafeIds): EntrySummary {
   return out;
 }
 
-/** A label text within the limit (labels in the map are never empty). */
-function clampLabel(label: string): string {
+/** A label text within the limit, or null for none. */
+export function clampLabel(label: string | undefined): string | null {
+  if (label === undefined) return null;
   return label.length === 0 ? "(empty)" : clampText(label, LIMITS.labelLength);
-}
-
-export function clampLabels(labels: readonly LabelAssignment[], ids: SafeIds): LabelAssignment[] {
-  return labels.map((l) => ({ targetId: ids.out(l.targetId), label: clampLabel(l.label) }));
-}
-
-export function clampLabelUpdates(changes: readonly LabelUpdate[], ids: SafeIds): LabelUpdate[] {
-  return changes.map((l) => ({ targetId: ids.out(l.targetId), label: l.label === null || l.label === "" ? null : clampLabel(l.label) }));
 }
 
 export function clampSessionName(name: string | null): string | null {
   return name === null ? null : clampText(name, LIMITS.labelLength);
-}
-
-/** A whole snapshot within the limits: each entry on its own, so one bad field never costs the rest. */
-export function clampSnapshot(snapshot: SessionSnapshot, ids: SafeIds): SessionSnapshot {
-  return {
-    sessionId: ids.out(snapshot.sessionId),
-    name: clampSessionName(snapshot.name),
-    entries: snapshot.entries.map((e) => clampSummary(e, ids)),
-    labels: clampLabels(snapshot.labels, ids),
-    leafId: snapshot.leafId === null ? null : ids.out(snapshot.leafId),
-  };
 }
 
 /**

@@ -9,15 +9,16 @@ import {
   ENTRY_ACTIONS,
   LIMITS,
   LOG_LEVELS,
+  NAVIGATION_MOVES,
   type EntryDetails,
   type HostToWebviewMessage,
-  type LabelAssignment,
-  type LabelUpdate,
   type ReadOnlyNotice,
-  type SessionSnapshot,
+  type SavedTreeState,
+  type TreeRow,
+  type TreeSessionInfo,
   type WebviewToHostMessage,
 } from "./messages";
-import { isArrayOf, isBool, isCount, isNonEmpty, isOptional, isRecord, isText, isToken } from "./validate";
+import { isArrayOf, isBool, isCount, isIndex, isNonEmpty, isOptional, isRecord, isText, isToken } from "./validate";
 
 export { describeInvalidMessage } from "./validate";
 
@@ -60,27 +61,8 @@ export function isEntrySummary(x: unknown): x is EntrySummary {
   );
 }
 
-function isLabelAssignment(x: unknown): x is LabelAssignment {
-  return isRecord(x) && isEntryId(x.targetId) && isLabelText(x.label);
-}
-
-function isLabelUpdate(x: unknown): x is LabelUpdate {
-  return isRecord(x) && isEntryId(x.targetId) && (x.label === null || isLabelText(x.label));
-}
-
-function isSessionName(x: unknown): x is string | null {
-  return x === null || isText(x, LIMITS.labelLength);
-}
-
-function isSessionSnapshot(x: unknown): x is SessionSnapshot {
-  return (
-    isRecord(x) &&
-    isEntryId(x.sessionId) &&
-    isSessionName(x.name) &&
-    isArrayOf(x.entries, LIMITS.entriesPerMessage, isEntrySummary) &&
-    isArrayOf(x.labels, LIMITS.entriesPerMessage, isLabelAssignment) &&
-    (x.leafId === null || isEntryId(x.leafId))
-  );
+function isSessionInfo(x: unknown): x is TreeSessionInfo {
+  return isRecord(x) && isEntryId(x.sessionId) && isText(x.title, LIMITS.labelLength) && isIndex(x.entryCount);
 }
 
 function isReadOnlyNotice(x: unknown): x is ReadOnlyNotice {
@@ -109,41 +91,100 @@ function isEntryDetails(x: unknown): x is EntryDetails {
   }
 }
 
+function isLevel(x: unknown): x is number {
+  return typeof x === "number" && Number.isInteger(x) && x >= 1 && x <= LIMITS.rowCount;
+}
+
+const LANES = /^[lbte]*$/;
+
+/** Checks every field of a row. */
+export function isTreeRow(x: unknown): x is TreeRow {
+  return (
+    isRecord(x) &&
+    isEntrySummary(x.entry) &&
+    isLevel(x.level) &&
+    isLevel(x.posInSet) &&
+    isLevel(x.setSize) &&
+    typeof x.lanes === "string" &&
+    x.lanes.length <= LIMITS.lanes &&
+    LANES.test(x.lanes) &&
+    isIndex(x.hiddenLanes) &&
+    isIndex(x.branches) &&
+    isBool(x.folded) &&
+    isBool(x.segmentStart) &&
+    isBool(x.top) &&
+    isBool(x.orphan) &&
+    isBool(x.onPath) &&
+    (x.leaf === null || x.leaf === "exact" || x.leaf === "inside") &&
+    (x.label === null || isLabelText(x.label)) &&
+    (x.span === null || x.span === "replaced" || x.span === "kept")
+  );
+}
+
+function isRowWindow(x: unknown): boolean {
+  return (
+    isRecord(x) &&
+    isIndex(x.version) &&
+    isIndex(x.rowCount) &&
+    x.rowCount <= LIMITS.rowCount &&
+    isIndex(x.start) &&
+    isArrayOf(x.rows, LIMITS.rowsPerWindow, isTreeRow) &&
+    x.start + x.rows.length <= x.rowCount &&
+    isOptional(x.seq, isIndex)
+  );
+}
+
+function isViewSettings(x: unknown): boolean {
+  return isRecord(x) && isFilterMode(x.filter) && isText(x.query, LIMITS.queryLength) && isArrayOf(x.folded, LIMITS.savedIds, isEntryId);
+}
+
+function isSelection(x: unknown): boolean {
+  return isRecord(x) && isArrayOf(x.ids, 2, isEntryId) && typeof x.focusRow === "number" && Number.isInteger(x.focusRow) && x.focusRow >= -1;
+}
+
+function isStatus(x: unknown): boolean {
+  return isRecord(x) && isIndex(x.shown) && isIndex(x.total) && isBool(x.leafHidden) && isOptional(x.replacedCount, isIndex);
+}
+
+function isScroll(x: unknown): boolean {
+  return x === null || (isRecord(x) && isIndex(x.row) && (x.align === "nearest" || x.align === "center" || x.align === "start"));
+}
+
 /** Validates a message from the host before the webview acts on it. */
 export function isHostToWebviewMessage(x: unknown): x is HostToWebviewMessage {
   if (!isRecord(x)) return false;
   switch (x.type) {
-    case "state":
+    case "tree":
       return (
-        (x.session === null || isSessionSnapshot(x.session)) &&
-        (x.readOnly === null || isReadOnlyNotice(x.readOnly)) &&
-        isOptional(x.defaultFilter, isFilterMode)
+        isBool(x.reset) &&
+        (x.session === null || isSessionInfo(x.session)) &&
+        isViewSettings(x.view) &&
+        isRowWindow(x.window) &&
+        isSelection(x.selection) &&
+        isStatus(x.status) &&
+        isScroll(x.scroll)
       );
-    case "entriesAppended":
-      return (
-        isEntryId(x.sessionId) &&
-        isArrayOf(x.entries, LIMITS.entriesPerMessage, isEntrySummary) &&
-        (x.leafId === null || isEntryId(x.leafId))
-      );
-    case "leafMoved":
-      return isEntryId(x.sessionId) && (x.leafId === null || isEntryId(x.leafId));
-    case "labelsChanged":
-      return isEntryId(x.sessionId) && isArrayOf(x.changes, LIMITS.entriesPerMessage, isLabelUpdate);
-    case "sessionRenamed":
-      return isEntryId(x.sessionId) && isSessionName(x.name);
     case "readOnly":
       return x.notice === null || isReadOnlyNotice(x.notice);
     case "entryDetails":
       if (!isRequestId(x.requestId) || !isEntryId(x.entryId)) return false;
       if (x.ok === true) return isEntryDetails(x.details);
       return x.ok === false && isText(x.error, LIMITS.messageLength);
-    case "reveal":
-      return isEntryId(x.sessionId) && isEntryId(x.entryId);
-    case "setFilter":
-      return isFilterMode(x.filter);
     default:
       return false;
   }
+}
+
+function isSavedState(x: unknown): x is SavedTreeState {
+  return (
+    isRecord(x) &&
+    (x.sessionId === null || isEntryId(x.sessionId)) &&
+    isIndex(x.topRow) &&
+    isFilterMode(x.filter) &&
+    isText(x.query, LIMITS.queryLength) &&
+    isArrayOf(x.folded, LIMITS.savedIds, isEntryId) &&
+    isArrayOf(x.selection, 2, isEntryId)
+  );
 }
 
 /** Validates a message from the webview before the host acts on it. */
@@ -151,7 +192,33 @@ export function isWebviewToHostMessage(x: unknown): x is WebviewToHostMessage {
   if (!isRecord(x)) return false;
   switch (x.type) {
     case "ready":
-      return true;
+      return isOptional(x.saved, isSavedState);
+    case "viewport":
+      return (
+        isEntryId(x.sessionId) &&
+        isIndex(x.from) &&
+        isIndex(x.to) &&
+        x.from <= x.to &&
+        isIndex(x.visibleFrom) &&
+        isIndex(x.visibleTo) &&
+        x.visibleFrom <= x.visibleTo &&
+        isIndex(x.seq)
+      );
+    case "select":
+      return isEntryId(x.sessionId) && isEntryId(x.id) && isBool(x.add);
+    case "navigate":
+      return (
+        isEntryId(x.sessionId) &&
+        (NAVIGATION_MOVES as readonly unknown[]).includes(x.move) &&
+        isIndex(x.pageSize) &&
+        x.pageSize <= LIMITS.rowsPerWindow
+      );
+    case "toggleFold":
+      return isEntryId(x.sessionId) && isEntryId(x.id);
+    case "setFilter":
+      return isFilterMode(x.filter);
+    case "setQuery":
+      return isText(x.query, LIMITS.queryLength);
     case "checkout":
     case "fork":
     case "label":
@@ -161,8 +228,6 @@ export function isWebviewToHostMessage(x: unknown): x is WebviewToHostMessage {
       return isEntryId(x.sessionId);
     case "requestDetails":
       return isRequestId(x.requestId) && isEntryId(x.sessionId) && isEntryId(x.entryId);
-    case "selectionChanged":
-      return isEntryId(x.sessionId) && (x.id === null || isEntryId(x.id));
     case "log":
       return (LOG_LEVELS as readonly unknown[]).includes(x.level) && isText(x.message, LIMITS.messageLength);
     default:

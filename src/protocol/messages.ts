@@ -1,42 +1,23 @@
 /**
- * The messages between the extension host and the Conversation Tree webview. Shared by both sides;
- * imports neither vscode, nor the DOM, nor Node. Every message crossing the boundary is checked
- * with the guards in `guards.ts` before use.
+ * The messages between the extension host and the Conversation Tree webviews (the side view and
+ * the editor tab). Shared by both sides; imports neither vscode, nor the DOM, nor Node. Every
+ * message crossing the boundary is checked with the guards in `guards.ts` before use.
  *
- * Handshake: the webview posts `ready` each time it (re)loads; the host answers with `state` (the
- * full session), then sends increments. A webview that was hidden and shown again is a new page:
- * it posts `ready` again and gets the full state again.
+ * The host keeps the tree (entries, filter, search, folds, selection, layout); a webview holds
+ * only a window of rows around what it shows, and the number of rows (the scroll extent).
+ *
+ * Handshake: the webview posts `ready` each time it (re)loads; the host answers with a `tree`
+ * message with `reset: true`. The webview then says which rows it shows (`viewport`), and the
+ * host answers each with the rows around them. Every change (an append, a checkout, a filter, a
+ * fold, a selection) reaches every open webview as a `tree` message carrying the rows of its
+ * window at the new version. Keys and clicks become requests (`navigate`, `select`,
+ * `toggleFold`, `checkout`, ...) that the host applies.
  */
 import type { FilterMode } from "../core/tree/filters";
 import type { EntrySummary } from "../core/tree/types";
 
 export type { EntrySummary } from "../core/tree/types";
 export type { FilterMode } from "../core/tree/filters";
-
-/** A label as it stands in the session's label map. */
-export interface LabelAssignment {
-  targetId: string;
-  label: string;
-}
-
-/** A label set, or cleared with `label: null`. */
-export interface LabelUpdate {
-  targetId: string;
-  label: string | null;
-}
-
-/** The full state of one session, as the tree needs it. */
-export interface SessionSnapshot {
-  /** The session's id (header id): increments and requests name it so stale ones can be dropped. */
-  sessionId: string;
-  /** From the last session_info entry; null when unnamed. */
-  name: string | null;
-  /** Every entry in file order, checkout markers included (the tree splices them out). */
-  entries: EntrySummary[];
-  labels: LabelAssignment[];
-  /** The current leaf; null before any entry. */
-  leafId: string | null;
-}
 
 /** Another window holds the session: this one is a read-only view. */
 export interface ReadOnlyNotice {
@@ -48,7 +29,7 @@ export interface ReadOnlyNotice {
   actionLabel?: string;
 }
 
-/** The long form of an entry, fetched on demand (the tree only holds previews). */
+/** The long form of an entry, fetched on demand (rows only carry previews). */
 export type EntryDetails =
   | {
       kind: "compaction";
@@ -61,45 +42,102 @@ export type EntryDetails =
   | { kind: "branchSummary"; summary: string; fromId: string }
   | { kind: "text"; text: string };
 
+/** The session a tree shows. */
+export interface TreeSessionInfo {
+  /** The session's id (header id): requests name it so that stale ones can be dropped. */
+  sessionId: string;
+  /** What the header line shows. */
+  title: string;
+  /** Entries in the file (checkout markers excluded). */
+  entryCount: number;
+}
+
+/** One drawn row: the entry's light view and where and how it is drawn. All text is plain text. */
+export interface TreeRow {
+  entry: EntrySummary;
+  /** aria-level: 1-based depth in the drawn tree. */
+  level: number;
+  posInSet: number;
+  setSize: number;
+  /**
+   * The nearest indent columns, outermost first, one character each: l(ine), b(lank), t(ee), e(lbow).
+   * Deeper trees draw at most a few; the rest are counted in `hiddenLanes` (the depth marker).
+   */
+  lanes: string;
+  hiddenLanes: number;
+  /** Drawn children when the row is a branch point (it can be folded), else 0. */
+  branches: number;
+  folded: boolean;
+  /** First row of a branch segment. */
+  segmentStart: boolean;
+  /** A top-level row (a root, or the chain of one). */
+  top: boolean;
+  orphan: boolean;
+  onPath: boolean;
+  /** "exact" on the leaf's row; "inside" on the nearest drawn ancestor of a hidden leaf. */
+  leaf: "exact" | "inside" | null;
+  label: string | null;
+  /** The row's place relative to the selected compaction. */
+  span: "replaced" | "kept" | null;
+}
+
+/** Rows [start, start + rows.length) of the drawn tree at `version`, which has `rowCount` rows. */
+export interface RowWindow {
+  /** Increases with every change of the tree; rows of an older version are stale. */
+  version: number;
+  rowCount: number;
+  start: number;
+  rows: TreeRow[];
+  /** The `seq` of the viewport request this window answers, when it answers one. */
+  seq?: number;
+}
+
+export interface TreeViewSettings {
+  filter: FilterMode;
+  query: string;
+  /** Folded branch points (what a webview saves, to restore after a reload). */
+  folded: string[];
+}
+
+export interface TreeSelection {
+  /** Selected entry ids, oldest first (at most two); the last one has the focus. */
+  ids: string[];
+  /** The row of the focused entry, or -1. */
+  focusRow: number;
+}
+
+/** What the status line says. */
+export interface TreeStatus {
+  shown: number;
+  total: number;
+  /** The leaf is hidden by the filter or a fold: its nearest drawn ancestor carries the mark. */
+  leafHidden: boolean;
+  /** The selected compaction replaced this many entries (absent when no compaction is selected). */
+  replacedCount?: number;
+}
+
+/** Where the webview should scroll: a row, brought into view ("nearest"), to the middle ("center") or to the top ("start"). */
+export interface ScrollRequest {
+  row: number;
+  align: "nearest" | "center" | "start";
+}
+
 // ---------------------------------------------------------------------------
 // Host → webview
 // ---------------------------------------------------------------------------
 
-/** The full state: sent in answer to every `ready`, and when the current session is replaced. */
-export interface StateMessage {
-  type: "state";
+/** The tree's state: after `ready`, after every change, and in answer to `viewport`. */
+export interface TreeMessage {
+  type: "tree";
+  /** Drop every row held and start over (another session, or the first state). */
+  reset: boolean;
   /** null when no session is open. */
-  session: SessionSnapshot | null;
-  readOnly: ReadOnlyNotice | null;
-  /** The filter setting; the webview's own saved choice wins over it. */
-  defaultFilter?: FilterMode;
-}
-
-/** Entries appended to the file (by this window or, live, by another process); the leaf moves with them. */
-export interface EntriesAppendedMessage {
-  type: "entriesAppended";
-  sessionId: string;
-  entries: EntrySummary[];
-  leafId: string | null;
-}
-
-/** The leaf moved without new entries (a checkout). */
-export interface LeafMovedMessage {
-  type: "leafMoved";
-  sessionId: string;
-  leafId: string | null;
-}
-
-export interface LabelsChangedMessage {
-  type: "labelsChanged";
-  sessionId: string;
-  changes: LabelUpdate[];
-}
-
-export interface SessionRenamedMessage {
-  type: "sessionRenamed";
-  sessionId: string;
-  name: string | null;
+  session: TreeSessionInfo | null;
+  view: TreeViewSettings;
+  window: RowWindow;
+  selection: TreeSelection;
+  status: TreeStatus;
+  scroll: ScrollRequest | null;
 }
 
 /** Shows (or, with null, clears) the read-only banner. */
@@ -113,37 +151,78 @@ export type EntryDetailsMessage =
   | { type: "entryDetails"; requestId: string; entryId: string; ok: true; details: EntryDetails }
   | { type: "entryDetails"; requestId: string; entryId: string; ok: false; error: string };
 
-/** Selects and scrolls to an entry (e.g. after a checkout from the command palette). */
-export interface RevealMessage {
-  type: "reveal";
-  sessionId: string;
-  entryId: string;
-}
-
-/** Sets the filter (e.g. from a view title action). */
-export interface SetFilterMessage {
-  type: "setFilter";
-  filter: FilterMode;
-}
-
-export type HostToWebviewMessage =
-  | StateMessage
-  | EntriesAppendedMessage
-  | LeafMovedMessage
-  | LabelsChangedMessage
-  | SessionRenamedMessage
-  | ReadOnlyMessage
-  | EntryDetailsMessage
-  | RevealMessage
-  | SetFilterMessage;
+export type HostToWebviewMessage = TreeMessage | ReadOnlyMessage | EntryDetailsMessage;
 
 // ---------------------------------------------------------------------------
 // Webview → host
 // ---------------------------------------------------------------------------
 
-/** The webview (re)loaded and wants the full state. */
+/** What a webview saved with setState, offered back to the host when it loads again. */
+export interface SavedTreeState {
+  sessionId: string | null;
+  /** The first row in view. */
+  topRow: number;
+  filter: FilterMode;
+  query: string;
+  folded: string[];
+  selection: string[];
+}
+
+/** The webview (re)loaded and wants the state. */
 export interface ReadyMessage {
   type: "ready";
+  saved?: SavedTreeState;
+}
+
+/**
+ * The rows the webview shows ([visibleFrom, visibleTo)) and the window it wants held
+ * ([from, to), the visible rows plus a margin). Answered with a `tree` message carrying `seq`.
+ */
+export interface ViewportMessage {
+  type: "viewport";
+  sessionId: string;
+  from: number;
+  to: number;
+  visibleFrom: number;
+  visibleTo: number;
+  seq: number;
+}
+
+/** Selects an entry; with `add`, adds it to the selection (or removes it when selected). */
+export interface SelectMessage {
+  type: "select";
+  sessionId: string;
+  id: string;
+  add: boolean;
+}
+
+export const NAVIGATION_MOVES = ["up", "down", "pageUp", "pageDown", "home", "end", "left", "right"] as const;
+export type NavigationMove = (typeof NAVIGATION_MOVES)[number];
+
+/** A navigation key: the host moves the focus (Left/Right also fold and unfold branch points). */
+export interface NavigateMessage {
+  type: "navigate";
+  sessionId: string;
+  move: NavigationMove;
+  /** Rows in a page, for PageUp/PageDown. */
+  pageSize: number;
+}
+
+/** Folds or unfolds a branch point. */
+export interface ToggleFoldMessage {
+  type: "toggleFold";
+  sessionId: string;
+  id: string;
+}
+
+export interface SetFilterMessage {
+  type: "setFilter";
+  filter: FilterMode;
+}
+
+export interface SetQueryMessage {
+  type: "setQuery";
+  query: string;
 }
 
 /**
@@ -172,13 +251,6 @@ export interface RequestDetailsMessage {
   entryId: string;
 }
 
-/** The keyboard selection moved (commands run from the view title can act on it). */
-export interface SelectionChangedMessage {
-  type: "selectionChanged";
-  sessionId: string;
-  id: string | null;
-}
-
 export const LOG_LEVELS = ["info", "warn", "error"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -191,14 +263,19 @@ export interface LogMessage {
 
 export type WebviewToHostMessage =
   | ReadyMessage
+  | ViewportMessage
+  | SelectMessage
+  | NavigateMessage
+  | ToggleFoldMessage
+  | SetFilterMessage
+  | SetQueryMessage
   | EntryActionMessage
   | ForkSessionMessage
   | RequestDetailsMessage
-  | SelectionChangedMessage
   | LogMessage;
 
 // ---------------------------------------------------------------------------
-// Limits the guards enforce
+// Limits the guards enforce (and the host clamps to before sending)
 // ---------------------------------------------------------------------------
 
 export const LIMITS = {
@@ -214,6 +291,14 @@ export const LIMITS = {
   messageLength: 100_000,
   /** Long text: summaries, full entry text. */
   textLength: 50_000_000,
-  entriesPerMessage: 5_000_000,
   filesPerCompaction: 100_000,
+  /** Rows in one window: a few screens; a webview asking for more gets this many. */
+  rowsPerWindow: 2_000,
+  /** Indent columns a row carries at most. */
+  lanes: 64,
+  /** Rows of a tree (far beyond any session on disk; keeps indexes sane). */
+  rowCount: 100_000_000,
+  /** Folds and selections saved by a webview. */
+  savedIds: 10_000,
+  queryLength: 1_000,
 } as const;

@@ -14,6 +14,8 @@ export interface WebviewHtmlOptions {
   title?: string;
   /** Allows `data:` images (the chat shows images carried by messages; nothing else may load). */
   dataImages?: boolean;
+  /** "view": the side bar (details under the tree, for summaries); "editor": an editor tab (details of the selected entry beside the tree). */
+  layout?: "view" | "editor";
 }
 
 const NONCE = /^[A-Za-z0-9+/=_-]{16,128}$/;
@@ -60,7 +62,7 @@ export function renderWebviewHtml(options: WebviewHtmlOptions): string {
 <link rel="stylesheet" href="${attr(options.styleUri)}" nonce="${attr(nonce)}">
 <title>${escapeHtml(options.title ?? "Conversation Tree")}</title>
 </head>
-<body>
+<body data-layout="${options.layout === "editor" ? "editor" : "view"}">
 <div id="app" class="app"></div>
 <script nonce="${attr(nonce)}" src="${attr(options.scriptUri)}"></script>
 </body>

@@ -200,3 +200,40 @@ function writeOtherProjectSession(reference: Reference, cwd: string, sessionDir:
   session.appendMessage(assistant(clock, "Type checking runs twice; the bundler can skip it."));
   return requireFile(session);
 }
+
+/** What {@link writeLadderSession} wrote. */
+export interface LadderSession {
+  readonly file: string;
+  readonly name: string;
+  /** The deepest retry: the leaf, `rungs` branch points below the root. */
+  readonly leafId: string;
+  /** Long texts every row carries. */
+  readonly text: string;
+}
+
+/**
+ * A deeply branched session written by the reference's SessionManager: a retry inside a retry,
+ * `rungs` times, each attempt a short exchange left behind. Every branch point is one level
+ * deeper than the last: the worst case for the tree's indentation.
+ */
+export async function writeLadderSession(options: { readonly agentDir: string; readonly cwd: string; readonly rungs: number }): Promise<LadderSession> {
+  const reference = await loadReference();
+  const sessionDir = sessionDirFor(options.agentDir, options.cwd);
+  mkdirSync(sessionDir, { recursive: true });
+  const clock = new MessageClock();
+  const text = "Refactor the session parser so that torn last lines are kept, reported with their line number, and never corrupt the next append";
+  const session = reference.SessionManager.create(options.cwd, sessionDir);
+  session.appendMessage(user(clock, text));
+  let parent = session.appendMessage(assistant(clock, `First attempt: ${text}`));
+  for (let k = 0; k < options.rungs; k++) {
+    session.branch(parent);
+    session.appendMessage(user(clock, `Attempt ${k}: ${text}`));
+    session.appendMessage(assistant(clock, `Attempt ${k} broke the Windows line endings; ${text}`));
+    session.branch(parent);
+    session.appendMessage(user(clock, `Retry ${k}, keeping the line splitter: ${text}`));
+    parent = session.appendMessage(assistant(clock, `Retry ${k} passes: ${text}`));
+  }
+  const name = `Deep ladder, ${options.rungs} branch points`;
+  session.appendSessionInfo(name);
+  return { file: requireFile(session), name, leafId: parent, text };
+}

@@ -38,8 +38,8 @@ export interface TreeFixture {
   leafId: string | null;
 }
 
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number): () => number {
+/** A small deterministic generator (mulberry32): numbers in [0, 1). */
+export function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -64,7 +64,9 @@ export function generateTreeFixture(count: number, seed = 1): TreeFixture {
   const words = (n: number): string => Array.from({ length: n }, () => pick(WORDS)).join(" ");
   const entries: EntrySummary[] = [];
   const labels = new Map<string, string>();
-  const path: { id: string; drawable: boolean; user: boolean }[] = [];
+  const path: { id: string; drawable: boolean }[] = [];
+  /** Positions in `path` of its user messages, oldest first (kept as the path grows and is cut back). */
+  const userAt: number[] = [];
   let time = Date.UTC(2025, 0, 1);
   let serial = 0;
   const add = (fields: Partial<EntrySummary> & { type: string; preview: string }, drawable = true): EntrySummary => {
@@ -74,26 +76,28 @@ export function generateTreeFixture(count: number, seed = 1): TreeFixture {
     const parentId = path.length ? path[path.length - 1].id : null;
     const entry: EntrySummary = { id, parentId, timestamp: new Date(time).toISOString(), line: entries.length + 2, ...fields };
     entries.push(entry);
-    path.push({ id, drawable, user: fields.role === "user" });
+    if (fields.role === "user") userAt.push(path.length);
+    path.push({ id, drawable });
     return entry;
   };
   add({ type: "model_change", provider: "anthropic", modelId: "claude-sonnet-4-5", preview: "anthropic/claude-sonnet-4-5" });
   add({ type: "thinking_level_change", thinkingLevel: "medium", preview: "thinking: medium" });
   while (entries.length < count) {
     const r = random();
-    if (r < 0.03 && path.length > 20) {
-      const users = path.map((p, i) => (p.user ? i : -1)).filter((i) => i > 0);
-      const at = pick(users);
+    if (r < 0.03 && path.length > 20 && userAt.length > 1) {
+      // Back to one of the last fifty prompts, as someone retrying a step does.
+      const at = pick(userAt.slice(-50).filter((i) => i > 0));
       path.length = at;
+      while (userAt.length > 0 && userAt[userAt.length - 1] >= at) userAt.pop();
       const from = path[path.length - 1].id;
       if (random() < 0.5) add({ type: "custom", customType: "arbor.checkout", checkoutMarker: true, preview: "arbor.checkout" }, false);
       if (random() < 0.4) add({ type: "branch_summary", fromId: from, preview: `Tried ${words(8)}` });
     } else if (r < 0.04 && path.length > 40) {
-      const drawable = path.filter((p) => p.drawable);
-      const kept = drawable[drawable.length - 10 - Math.floor(random() * 20)];
+      const drawable = path.slice(-200).filter((p) => p.drawable);
+      const kept = drawable[Math.max(0, drawable.length - 10 - Math.floor(random() * 20))];
       add({ type: "compaction", tokensBefore: 50_000 + Math.floor(random() * 100_000), firstKeptEntryId: kept.id, preview: `Goal: ${words(12)}` });
     } else if (r < 0.05 && path.length > 5) {
-      const target = pick(path.filter((p) => p.drawable));
+      const target = pick(path.slice(-500).filter((p) => p.drawable));
       const label = `${pick(["checkpoint", "good", "before-refactor", "try-2", "green"])}-${serial}`;
       labels.set(target.id, label);
       add({ type: "label", targetId: target.id, label, preview: `label "${label}"` });
@@ -116,7 +120,8 @@ export function generateTreeFixture(count: number, seed = 1): TreeFixture {
   }
   entries.length = count;
   const ids = new Set(entries.map((e) => e.id));
-  const leaf = [...path].reverse().find((p) => ids.has(p.id));
+  let leaf: { id: string } | undefined;
+  for (let i = path.length - 1; i >= 0 && !leaf; i--) if (ids.has(path[i].id)) leaf = path[i];
   return {
     sessionId: `fixture-${seed}-${count}`,
     name: `Generated session (${count.toLocaleString("en-US")} entries)`,
@@ -133,4 +138,28 @@ export function stateMessageOf(fixture: TreeFixture): unknown {
     session: { sessionId: fixture.sessionId, name: fixture.name, entries: fixture.entries, labels: fixture.labels, leafId: fixture.leafId },
     readOnly: null,
   };
+}
+
+/**
+ * A deeply branched session: a ladder where every rung is a branch point one level deeper than the
+ * last (a retry inside a retry inside a retry...), each side branch a short exchange with long
+ * texts. The worst case for indentation: row depth grows with the session.
+ */
+export function generateLadderFixture(rungs: number): TreeFixture {
+  const long = "Refactor the session parser so that torn last lines are kept, reported with their line number, and never corrupt the next append";
+  const entries: EntrySummary[] = [];
+  const time = (k: number) => new Date(Date.UTC(2025, 0, 1) + k * 1000).toISOString();
+  let serial = 0;
+  const add = (parentId: string | null, role: string, preview: string): string => {
+    const id = `l${(serial++).toString(16).padStart(7, "0")}`;
+    entries.push({ id, parentId, type: "message", role, timestamp: time(serial), line: serial + 1, preview });
+    return id;
+  };
+  let parent = add(null, "user", long);
+  for (let k = 0; k < rungs; k++) {
+    const side = add(parent, "assistant", `Attempt ${k}: ${long}`);
+    add(side, "user", `That broke the Windows line endings (${k}); try again`);
+    parent = add(parent, "assistant", `Retry ${k}: ${long}`);
+  }
+  return { sessionId: `ladder-${rungs}`, name: `Ladder, ${rungs} branch points deep`, entries, labels: [], leafId: parent };
 }

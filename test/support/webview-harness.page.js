@@ -1,20 +1,22 @@
 // Page-side half of the webview harness, injected before the bundle with addInitScript. It stands in
-// for VS Code: a fake acquireVsCodeApi that records posted messages and keeps setState in
-// sessionStorage (so a reload is a hide/show), a fake host that answers checkouts the way Arbor's
-// host does, and timing helpers. Plain JS on purpose: it runs in the page, not in Node.
+// for VS Code: a fake acquireVsCodeApi that hands posted messages to the host running in Node (the
+// real TreeHub, through the `__arborToHost` binding) and keeps setState in sessionStorage (so a
+// reload is a hide/show); the host's messages come back through `__arbor.deliver`, timed up to
+// the frame that paints them. Plain JS on purpose: it runs in the page, not in Node.
 (() => {
   const arbor = {
     posted: [],
     violations: [],
-    checkoutTimings: [],
+    /** One record per host message delivered: when it arrived, was handled, and was painted. */
+    deliveries: [],
     lastClick: 0,
-    entries: [],
-    sessionId: null,
-    hostDelayMs: 0,
-    autoCheckout: true,
   };
   window.__arbor = arbor;
+  const paints = new Map();
+  let deliverySeq = 0;
 
+  // A fresh load (the harness adds ?fresh) starts without the state an earlier load saved.
+  if (new URLSearchParams(location.search).has("fresh")) sessionStorage.clear();
   let saved;
   try {
     saved = JSON.parse(sessionStorage.getItem("arbor-state") || "null") ?? undefined;
@@ -24,9 +26,9 @@
 
   window.acquireVsCodeApi = () => ({
     postMessage(message) {
-      const copy = JSON.parse(JSON.stringify(message));
-      arbor.posted.push(copy);
-      if (copy.type === "checkout" && arbor.autoCheckout) arbor.answerCheckout(copy);
+      const json = JSON.stringify(message);
+      arbor.posted.push(JSON.parse(json));
+      if (typeof window.__arborToHost === "function") void window.__arborToHost(json);
     },
     getState: () => saved,
     setState(state) {
@@ -51,45 +53,45 @@
       }),
     );
 
-  /** Delivers a host message the way VS Code does (a message event on window), timed. */
+  /** Delivers a message the way VS Code does (a message event on window); returns the delivery id. */
+  arbor.deliver = (message) => {
+    const id = ++deliverySeq;
+    const start = performance.now();
+    window.dispatchEvent(new MessageEvent("message", { data: message }));
+    const record = { id, type: message.type, start, handled: performance.now(), raf: 0, painted: 0, click: arbor.lastClick };
+    arbor.deliveries.push(record);
+    if (arbor.deliveries.length > 5000) arbor.deliveries.splice(0, 1000);
+    paints.set(id, arbor.nextPaint().then((p) => {
+      record.raf = p.raf;
+      record.painted = p.painted;
+      paints.delete(id);
+      return record;
+    }));
+    return id;
+  };
+
+  /** The timing of a delivery once its frame is painted. */
+  arbor.paintedOf = async (id) => {
+    const pending = paints.get(id);
+    if (pending) return { ...(await pending) };
+    const record = arbor.deliveries.find((r) => r.id === id);
+    return record ? { ...record } : null;
+  };
+
+  /** Delivers a message straight to the page (not through a host), timed to its handling. */
   arbor.send = (message) => {
-    // Keep references only (no index): the fake host must not weigh on the page's heap.
-    if (message.type === "state" && message.session) {
-      arbor.sessionId = message.session.sessionId;
-      arbor.entries = [message.session.entries];
-    } else if (message.type === "entriesAppended") {
-      arbor.entries.push(message.entries);
-    }
     const start = performance.now();
     window.dispatchEvent(new MessageEvent("message", { data: message }));
     return { start, handled: performance.now() };
   };
 
-  /** Sends a message and waits for the frame that shows it. */
-  arbor.sendAndPaint = async (message) => {
-    const t = arbor.send(message);
-    const p = await arbor.nextPaint();
-    return { start: t.start, handled: t.handled, raf: p.raf, painted: p.painted };
-  };
+  /** Delivers a message straight to the page (not through the host) and waits for the frame that shows it. */
+  arbor.sendAndPaint = async (message) => arbor.paintedOf(arbor.deliver(message));
 
-  /** The host's checkout: a user message (or custom message) puts the leaf on its parent. */
-  arbor.answerCheckout = (message) => {
-    let entry;
-    for (let i = arbor.entries.length - 1; i >= 0 && !entry; i--) entry = arbor.entries[i].find((e) => e.id === message.id);
-    if (!entry) return;
-    const toParent = (entry.type === "message" && entry.role === "user") || entry.type === "custom_message";
-    const leafId = toParent ? entry.parentId : entry.id;
-    const click = arbor.lastClick;
-    setTimeout(async () => {
-      const t = await arbor.sendAndPaint({ type: "leafMoved", sessionId: arbor.sessionId, leafId });
-      arbor.checkoutTimings.push({ click, ...t, leafId });
-    }, arbor.hostDelayMs);
-  };
-
-  /** The drawn rows, top to bottom, as plain data. */
+  /** The drawn rows, top to bottom, as plain data (placeholders left out). */
   arbor.rows = () =>
     Array.from(document.querySelectorAll(".tree .row"))
-      .filter((r) => !r.hidden)
+      .filter((r) => !r.hidden && !r.classList.contains("placeholder"))
       .map((r) => {
         const ctx = JSON.parse(r.dataset.vscodeContext || "{}");
         return {
@@ -111,20 +113,21 @@
       })
       .sort((a, b) => a.index - b.index);
 
-  /** Centre of a drawn row, for mouse clicks; scrolls it into view first. */
+  /** Centre of a drawn row's text, for mouse clicks. */
   arbor.rowPoint = (id) => {
     const row = Array.from(document.querySelectorAll(".tree .row")).find(
       (r) => !r.hidden && JSON.parse(r.dataset.vscodeContext || "{}").entryId === id,
     );
     if (!row) return null;
     const box = row.querySelector(".text").getBoundingClientRect();
-    return { x: box.left + Math.min(20, box.width / 2), y: box.top + box.height / 2 };
+    return { x: box.left + Math.min(20, box.width / 2), y: box.top + Math.min(9, box.height / 2) };
   };
 
   /**
    * Scrolls the tree to each position, one per animation frame, and reports frame intervals, the
    * main-thread cost of each scroll event (from a capturing listener on the document, which runs
-   * first, to a listener on the tree added after the list's own) and long tasks (> 50 ms).
+   * first, to a listener on the tree added after the list's own), long tasks (> 50 ms), and how
+   * many frames showed rows the host had not sent yet.
    */
   arbor.scrollBench = async (positions) => {
     const tree = document.querySelector(".tree");
@@ -140,12 +143,14 @@
     document.addEventListener("scroll", onCapture, true);
     tree.addEventListener("scroll", onScroll);
     const frames = [];
+    let blankFrames = 0;
     let last = performance.now();
     for (const top of positions) {
       await new Promise((resolve) => requestAnimationFrame(resolve));
       const now = performance.now();
       frames.push(now - last);
       last = now;
+      if (tree.querySelector(".row.placeholder:not([hidden])")) blankFrames++;
       tree.scrollTop = top;
     }
     await arbor.nextPaint();
@@ -154,7 +159,7 @@
     document.removeEventListener("scroll", onCapture, true);
     observer.disconnect();
     const drawn = document.querySelectorAll(".tree .row:not([hidden])").length;
-    return { frames: frames.slice(1), scrollCosts, longTasks, drawn, rowHeight: 22, scrollHeight: tree.scrollHeight };
+    return { frames: frames.slice(1), scrollCosts, longTasks, drawn, blankFrames, scrollHeight: tree.scrollHeight };
   };
 
   /** Time to structured-clone a message: what VS Code's postMessage costs before our handler runs. */

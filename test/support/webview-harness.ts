@@ -11,6 +11,7 @@ import * as path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { renderWebviewHtml } from "../../src/protocol/webview-html";
 import { chromiumFlags } from "../e2e/harness/browser";
+import { HarnessHost, type DeliveryTiming } from "./webview-harness-host";
 
 export const CHROMIUM_PATH = "/usr/bin/chromium";
 /** The same offline, container-friendly flags the real-VS-Code tests use. */
@@ -151,6 +152,8 @@ export interface Harness {
   readonly browser: Browser;
   readonly page: Page;
   readonly url: string;
+  /** The tree's host (the real TreeHub), driving the page (not connected for other webviews). */
+  readonly host: HarnessHost;
   /**
    * Loads the page and waits for the webview's `ready`. `fresh` (the default) first forgets the
    * state saved by an earlier load; `fresh: false` is a hide/show: the saved state survives.
@@ -170,8 +173,19 @@ function serveFile(res: http.ServerResponse, file: string, type: string): void {
 }
 
 /** Starts the local server and the browser, and opens the page (not yet loaded). */
-export async function startHarness(options: { bundlePath: string; width?: number; height?: number; theme?: ThemeVars; stylesheet?: string; dataImages?: boolean }): Promise<Harness> {
+export async function startHarness(options: {
+  bundlePath: string;
+  width?: number;
+  height?: number;
+  theme?: ThemeVars;
+  stylesheet?: string;
+  dataImages?: boolean;
+  layout?: "view" | "editor";
+  /** Connect the page to the tree's host (a TreeHub in this process); by default when the page is the tree's. */
+  treeHost?: boolean;
+}): Promise<Harness> {
   const stylesheet = options.stylesheet ?? "tree.css";
+  const withTreeHost = options.treeHost ?? stylesheet === "tree.css";
   const root = repoRoot();
   const server = http.createServer((req, res) => {
     const url = (req.url ?? "/").split("?")[0];
@@ -184,6 +198,7 @@ export async function startHarness(options: { bundlePath: string; width?: number
         styleUri: `${origin}/media/${stylesheet}`,
         codiconUri: `${origin}/codicons/codicon.css`,
         dataImages: options.dataImages,
+        layout: options.layout,
       });
       res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }).end(html);
     } else if (url === "/webview.js") serveFile(res, options.bundlePath, "text/javascript");
@@ -197,19 +212,20 @@ export async function startHarness(options: { bundlePath: string; width?: number
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
   const page = await browser.newPage({ viewport: { width: options.width ?? 420, height: options.height ?? 720 } });
   await page.addInitScript({ path: path.join(root, "test", "support", "webview-harness.page.js") });
+  const host = new HarnessHost(page);
+  if (withTreeHost) await host.install();
   const theme = options.theme ?? DARK_THEME;
+  let loads = 0;
   return {
     browser,
     page,
     url,
+    host,
     async load(loadOptions = {}) {
-      await page.goto(url);
-      if (loadOptions.fresh !== false) {
-        await page.evaluate("sessionStorage.clear()");
-        await page.goto(url);
-      }
+      await page.goto(loadOptions.fresh !== false ? `${url}?fresh=${++loads}` : url);
       await waitForPage(page, "window.__arbor && window.__arbor.posted.some((m) => m.type === 'ready')");
       await page.evaluate(([kind, vars]) => (globalThis as unknown as PageGlobals).__arbor.applyTheme(kind, vars), [theme.kind, theme.vars] as const);
+      if (withTreeHost) await host.idle();
     },
     async close() {
       await browser.close();
@@ -236,11 +252,12 @@ export interface PageGlobals {
   __arbor: {
     posted: { type: string; [key: string]: unknown }[];
     violations: string[];
-    checkoutTimings: CheckoutTiming[];
-    hostDelayMs: number;
-    autoCheckout: boolean;
+    deliveries: DeliveryTiming[];
+    deliver(message: unknown): number;
+    /** Delivers a message straight to the page, timed to its handling (the chat's bench uses it). */
     send(message: unknown): { start: number; handled: number };
-    sendAndPaint(message: unknown): Promise<PaintTiming>;
+    paintedOf(id: number): Promise<DeliveryTiming | null>;
+    sendAndPaint(message: unknown): Promise<DeliveryTiming>;
     nextPaint(): Promise<{ raf: number; painted: number }>;
     rows(): DrawnRow[];
     rowPoint(id: string): { x: number; y: number } | null;
@@ -248,16 +265,12 @@ export interface PageGlobals {
   };
 }
 
+/** A message's timing from delivery to the frame that shows it (the chat's bench reads these fields). */
 export interface PaintTiming {
   start: number;
   handled: number;
   raf: number;
   painted: number;
-}
-
-export interface CheckoutTiming extends PaintTiming {
-  click: number;
-  leafId: string | null;
 }
 
 export interface DrawnRow {

@@ -8,26 +8,34 @@ import * as assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SessionManager } from "../../src/core/session/session-manager";
-import { clampSnapshot, clampSummary, clampText, detailsOf, SafeIds } from "../../src/protocol/clamp";
+import { clampSummary, clampText, detailsOf, SafeIds } from "../../src/protocol/clamp";
 import { isEntrySummary, isHostToWebviewMessage } from "../../src/protocol/guards";
-import { LIMITS, type SessionSnapshot, type StateMessage } from "../../src/protocol/messages";
+import { LIMITS, type HostToWebviewMessage, type TreeMessage } from "../../src/protocol/messages";
+import { entryDetailsOf, sessionDataOf } from "../../src/extension/tree-session-data";
+import { TreeHub } from "../../src/protocol/tree-host";
 import { summarizeEntry } from "../../src/core/session/summarize";
 import { makeTempDir } from "../support/temp-dir";
 import { assistant, user } from "../support/messages";
 
 const T = "2026-01-01T00:00:00.000Z";
 
-function snapshot(sm: SessionManager): SessionSnapshot {
-  return {
-    sessionId: sm.getSessionId(),
-    name: sm.getSessionName() ?? null,
-    entries: sm.getSummaries(),
-    labels: [...sm.getLabels()].map(([targetId, label]) => ({ targetId, label })),
-    leafId: sm.getLeafId(),
-  };
+/** What the host sends a webview for a session, under the "all" filter, every row in one window. */
+function treeMessages(sm: SessionManager): { hub: TreeHub; sent: HostToWebviewMessage[] } {
+  const hub = new TreeHub({
+    checkout: () => undefined,
+    fork: () => undefined,
+    label: () => undefined,
+    copyText: () => undefined,
+    forkReadOnly: () => undefined,
+    details: (id, ids) => entryDetailsOf(sm, id, ids),
+    log: () => undefined,
+  }, "all");
+  hub.showSession(sessionDataOf(sm), "x".repeat(12_000), null);
+  const sent: HostToWebviewMessage[] = [];
+  const port = hub.connect((m) => sent.push(m));
+  port.receive({ type: "ready" });
+  return { hub, sent };
 }
-
-const state = (session: SessionSnapshot): StateMessage => ({ type: "state", session, readOnly: null });
 
 describe("clamping what the host sends (issue 9.7)", () => {
   let tmp: ReturnType<typeof makeTempDir>;
@@ -57,32 +65,40 @@ describe("clamping what the host sends (issue 9.7)", () => {
     return file;
   }
 
-  it("a state message with one bad field per entry fails the guards as it is, and passes clamped, every entry drawn", async () => {
+  it("rows with one bad field per entry pass the guards clamped, every entry drawn, the odd ones marked", async () => {
     const sm = await SessionManager.open(hostileSession(), { readOnly: true });
-    const raw = snapshot(sm);
-    assert.equal(isHostToWebviewMessage(state(raw)), false, "the fault: the whole state would be dropped");
-    const ids = new SafeIds((id) => sm.hasEntry(id));
-    const clamped = clampSnapshot(raw, ids);
-    assert.equal(isHostToWebviewMessage(state(clamped)), true);
-    assert.equal(clamped.entries.length, raw.entries.length, "every entry is still there");
-    const marked = clamped.entries.filter((e) => e.clamped).map((e) => ids.in(e.id));
+    const raw = sm.getSummaries();
+    assert.ok(raw.some((e) => !isEntrySummary(e)), "the fault: some summaries as they are would make the webview drop the message");
+    const { hub, sent } = treeMessages(sm);
+    const tree = sent.find((m): m is TreeMessage => m.type === "tree");
+    assert.ok(tree && isHostToWebviewMessage(tree), "the message crosses the boundary");
+    const rows = tree.window.rows;
+    assert.equal(rows.length, tree.window.rowCount);
+    assert.equal(rows.length, raw.length, "every entry is drawn");
+    const ids = (hub as unknown as { ids: SafeIds }).ids;
+    const marked = rows.filter((r) => r.entry.clamped).map((r) => ids.in(r.entry.id));
     // (a0000008 is marked too: its parent link now names the odd id's stand-in)
     assert.deepEqual(marked.sort(), ["a0000002", "a0000003", "a0000004", "a0000005", "a0000006", "a0000008", "bad\u0007id"].sort());
     // untouched entries are the very same objects
-    for (const [i, e] of raw.entries.entries()) if (!marked.includes(e.id)) assert.equal(clamped.entries[i], e);
+    for (const r of rows) if (!r.entry.clamped) assert.ok(raw.includes(r.entry));
     // the odd id has a stand-in, used for its child's parent too, and maps back
-    const odd = clamped.entries.find((e) => e.type === "custom")!;
+    const odd = rows.find((r) => r.entry.type === "custom")!.entry;
     assert.match(odd.id, /^invalid-id-\d+$/);
-    assert.equal(clamped.entries.find((e) => e.id === "a0000008")!.parentId, odd.id);
+    assert.equal(rows.find((r) => r.entry.id === "a0000008")!.entry.parentId, odd.id);
     assert.equal(ids.in(odd.id), "bad\u0007id");
     assert.equal(ids.out("bad\u0007id"), odd.id, "stable");
     // shortened text ends in an ellipsis, within the limits
-    assert.equal(clamped.name!.length, LIMITS.labelLength);
-    assert.ok(clamped.name!.endsWith("…"));
-    assert.equal(clamped.labels[0]!.label.length, LIMITS.labelLength);
-    assert.equal(clamped.entries.find((e) => e.id === "a0000003")!.role, "(empty)");
-    assert.equal(clamped.entries.find((e) => e.id === "a0000004")!.tokensBefore, undefined);
-    assert.ok(clamped.entries.find((e) => e.id === "a0000002")!.toolName!.length <= LIMITS.nameLength);
+    assert.equal(tree.session!.title.length, LIMITS.labelLength);
+    assert.ok(tree.session!.title.endsWith("…"));
+    assert.equal(rows.find((r) => r.entry.id === "a0000001")!.label!.length, LIMITS.labelLength);
+    assert.equal(rows.find((r) => r.entry.id === "a0000003")!.entry.role, "(empty)");
+    assert.equal(rows.find((r) => r.entry.id === "a0000004")!.entry.tokensBefore, undefined);
+    assert.ok(rows.find((r) => r.entry.id === "a0000002")!.entry.toolName!.length <= LIMITS.nameLength);
+    // the webview names the stand-in; the host acts on the real entry
+    const port = hub.connect(() => undefined);
+    port.receive({ type: "ready" });
+    port.receive({ type: "select", sessionId: tree.session!.sessionId, id: odd.id, add: false });
+    assert.deepEqual(hub.selection, ["bad\u0007id"]);
     await sm.close();
   });
 

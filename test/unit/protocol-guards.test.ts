@@ -1,6 +1,6 @@
 import * as assert from "node:assert/strict";
-import { describeInvalidMessage, isEntrySummary, isHostToWebviewMessage, isWebviewToHostMessage } from "../../src/protocol/guards";
-import type { HostToWebviewMessage, WebviewToHostMessage } from "../../src/protocol/messages";
+import { describeInvalidMessage, isEntrySummary, isHostToWebviewMessage, isTreeRow, isWebviewToHostMessage } from "../../src/protocol/guards";
+import type { HostToWebviewMessage, TreeRow, WebviewToHostMessage } from "../../src/protocol/messages";
 import { entry } from "../support/webview-harness.fixtures";
 
 const summary = entry("0a1b2c3d", null, {
@@ -11,32 +11,69 @@ const summary = entry("0a1b2c3d", null, {
   preview: "→ read, bash",
 });
 
+const row: TreeRow = {
+  entry: summary,
+  level: 3,
+  posInSet: 1,
+  setSize: 2,
+  lanes: "lt",
+  hiddenLanes: 0,
+  branches: 0,
+  folded: false,
+  segmentStart: true,
+  top: false,
+  orphan: false,
+  onPath: true,
+  leaf: "exact",
+  label: "x",
+  span: null,
+};
+
 /** Every host message kind, valid. */
 const validHost: HostToWebviewMessage[] = [
-  { type: "state", session: { sessionId: "s", name: null, entries: [summary], labels: [{ targetId: "0a1b2c3d", label: "x" }], leafId: "0a1b2c3d" }, readOnly: null },
-  { type: "state", session: null, readOnly: { message: "Open in another window", canFork: true }, defaultFilter: "no-tools" },
-  { type: "entriesAppended", sessionId: "s", entries: [summary], leafId: "0a1b2c3d" },
-  { type: "leafMoved", sessionId: "s", leafId: null },
-  { type: "labelsChanged", sessionId: "s", changes: [{ targetId: "a", label: "x" }, { targetId: "b", label: null }] },
-  { type: "sessionRenamed", sessionId: "s", name: "New name" },
+  {
+    type: "tree",
+    reset: true,
+    session: { sessionId: "s", title: "Parser work", entryCount: 10 },
+    view: { filter: "default", query: "", folded: ["a1"] },
+    window: { version: 3, rowCount: 10, start: 4, rows: [row], seq: 2 },
+    selection: { ids: ["0a1b2c3d"], focusRow: 4 },
+    status: { shown: 10, total: 12, leafHidden: false, replacedCount: 3 },
+    scroll: { row: 4, align: "center" },
+  },
+  {
+    type: "tree",
+    reset: false,
+    session: null,
+    view: { filter: "all", query: "x", folded: [] },
+    window: { version: 0, rowCount: 0, start: 0, rows: [] },
+    selection: { ids: [], focusRow: -1 },
+    status: { shown: 0, total: 0, leafHidden: false },
+    scroll: null,
+  },
   { type: "readOnly", notice: null },
+  { type: "readOnly", notice: { message: "Open in another window", canFork: true } },
   { type: "entryDetails", requestId: "d1", entryId: "a", ok: true, details: { kind: "compaction", summary: "s", tokensBefore: 5, firstKeptEntryId: "b", readFiles: ["a.ts"], modifiedFiles: [] } },
   { type: "entryDetails", requestId: "d2", entryId: "a", ok: true, details: { kind: "branchSummary", summary: "s", fromId: "root" } },
   { type: "entryDetails", requestId: "d3", entryId: "a", ok: true, details: { kind: "text", text: "full" } },
   { type: "entryDetails", requestId: "d4", entryId: "a", ok: false, error: "gone" },
-  { type: "reveal", sessionId: "s", entryId: "a" },
-  { type: "setFilter", filter: "all" },
 ];
 
 const validWebview: WebviewToHostMessage[] = [
   { type: "ready" },
+  { type: "ready", saved: { sessionId: "s", topRow: 12, filter: "no-tools", query: "q", folded: ["a"], selection: ["b", "c"] } },
+  { type: "viewport", sessionId: "s", from: 0, to: 120, visibleFrom: 10, visibleTo: 40, seq: 1 },
+  { type: "select", sessionId: "s", id: "a", add: false },
+  { type: "navigate", sessionId: "s", move: "pageDown", pageSize: 30 },
+  { type: "toggleFold", sessionId: "s", id: "a" },
+  { type: "setFilter", filter: "user-only" },
+  { type: "setQuery", query: "tree parser" },
   { type: "checkout", sessionId: "s", id: "a" },
   { type: "fork", sessionId: "s", id: "a" },
   { type: "label", sessionId: "s", id: "a" },
   { type: "copyText", sessionId: "s", id: "a" },
   { type: "forkSession", sessionId: "s" },
   { type: "requestDetails", requestId: "d1", sessionId: "s", entryId: "a" },
-  { type: "selectionChanged", sessionId: "s", id: null },
   { type: "log", level: "warn", message: "x" },
 ];
 
@@ -66,58 +103,58 @@ describe("protocol guards", () => {
   });
 
   it("reject non-objects and unknown types", () => {
-    for (const x of [null, undefined, 3, "ready", [], [{ type: "ready" }], { type: "nope" }, {}]) {
+    for (const x of [null, undefined, 3, "ready", [], [{ type: "ready" }], { type: "nope" }, {}, { type: "state", session: null, readOnly: null }]) {
       assert.equal(isHostToWebviewMessage(x), false);
       assert.equal(isWebviewToHostMessage(x), false);
     }
   });
 
-  const badHost: [string, (string | number)[], unknown][] = [
-    ["missing session", ["session"], undefined],
+  const badTree: [string, (string | number)[], unknown][] = [
+    ["reset missing", ["reset"], undefined],
     ["session id of the wrong type", ["session", "sessionId"], 42],
     ["empty session id", ["session", "sessionId"], ""],
-    ["entries not an array", ["session", "entries"], { 0: summary }],
-    ["an entry id too long", ["session", "entries", 0, "id"], "x".repeat(300)],
-    ["an entry id with a control character", ["session", "entries", 0, "id"], "ab\ncd"],
-    ["a parent id of the wrong type", ["session", "entries", 0, "parentId"], 7],
-    ["a missing preview", ["session", "entries", 0, "preview"], undefined],
-    ["a huge preview", ["session", "entries", 0, "preview"], "p".repeat(20_000)],
-    ["a fractional line number", ["session", "entries", 0, "line"], 1.5],
-    ["a negative line number", ["session", "entries", 0, "line"], -1],
-    ["isError not a boolean", ["session", "entries", 0, "isError"], "yes"],
-    ["toolOnly not a boolean", ["session", "entries", 0, "toolOnly"], 1],
-    ["tokensBefore not finite", ["session", "entries", 0, "tokensBefore"], Number.POSITIVE_INFINITY],
-    ["an empty role", ["session", "entries", 0, "role"], ""],
-    ["a label that is empty", ["session", "labels", 0, "label"], ""],
-    ["a label without target", ["session", "labels", 0, "targetId"], undefined],
-    ["a leaf id of the wrong type", ["session", "leafId"], {}],
-    ["a name of the wrong type", ["session", "name"], 5],
-    ["readOnly missing", ["readOnly"], undefined],
-    ["an unknown default filter", ["defaultFilter"], "labelled-only"],
+    ["a title of the wrong type", ["session", "title"], 5],
+    ["a negative entry count", ["session", "entryCount"], -1],
+    ["an unknown filter", ["view", "filter"], "labelled-only"],
+    ["a folded id with a control character", ["view", "folded", 0], "a\u0001"],
+    ["rows not an array", ["window", "rows"], { 0: row }],
+    ["rows past the row count", ["window", "rowCount"], 4],
+    ["a fractional version", ["window", "version"], 1.5],
+    ["an entry id too long", ["window", "rows", 0, "entry", "id"], "x".repeat(300)],
+    ["an entry id with a control character", ["window", "rows", 0, "entry", "id"], "ab\ncd"],
+    ["a parent id of the wrong type", ["window", "rows", 0, "entry", "parentId"], 7],
+    ["a missing preview", ["window", "rows", 0, "entry", "preview"], undefined],
+    ["a huge preview", ["window", "rows", 0, "entry", "preview"], "p".repeat(20_000)],
+    ["a fractional line number", ["window", "rows", 0, "entry", "line"], 1.5],
+    ["isError not a boolean", ["window", "rows", 0, "entry", "isError"], "yes"],
+    ["tokensBefore not finite", ["window", "rows", 0, "entry", "tokensBefore"], Number.POSITIVE_INFINITY],
+    ["a level of 0", ["window", "rows", 0, "level"], 0],
+    ["lanes with markup", ["window", "rows", 0, "lanes"], "<b>"],
+    ["too many lanes", ["window", "rows", 0, "lanes"], "l".repeat(65)],
+    ["an unknown leaf state", ["window", "rows", 0, "leaf"], "maybe"],
+    ["an empty label", ["window", "rows", 0, "label"], ""],
+    ["an unknown span state", ["window", "rows", 0, "span"], "gone"],
+    ["a third selected id", ["selection", "ids"], ["a", "b", "c"]],
+    ["a focus row below -1", ["selection", "focusRow"], -2],
+    ["leafHidden missing", ["status", "leafHidden"], undefined],
+    ["an unknown scroll alignment", ["scroll", "align"], "end"],
   ];
-  for (const [what, keys, value] of badHost) {
-    it(`reject a state message with ${what}`, () => {
+  for (const [what, keys, value] of badTree) {
+    it(`reject a tree message with ${what}`, () => {
       assert.ok(isHostToWebviewMessage(validHost[0]));
       assert.equal(isHostToWebviewMessage(tweak(validHost[0], keys, value)), false);
     });
   }
 
-  it("reject bad increments and responses", () => {
+  it("reject bad responses", () => {
     const bad: [number, (string | number)[], unknown][] = [
-      [2, ["leafId"], undefined],
-      [2, ["sessionId"], undefined],
-      [3, ["leafId"], 9],
-      [4, ["changes", 1, "label"], 3],
-      [5, ["name"], undefined],
-      [6, ["notice"], { message: "m" }],
-      [7, ["details", "kind"], "other"],
-      [7, ["details", "readFiles"], [1]],
-      [7, ["requestId"], "r".repeat(65)],
-      [8, ["details", "fromId"], undefined],
-      [10, ["ok"], "no"],
-      [10, ["error"], undefined],
-      [11, ["entryId"], ""],
-      [12, ["filter"], "everything"],
+      [3, ["notice"], { message: "m" }],
+      [4, ["details", "kind"], "other"],
+      [4, ["details", "readFiles"], [1]],
+      [4, ["requestId"], "r".repeat(65)],
+      [5, ["details", "fromId"], undefined],
+      [7, ["ok"], "no"],
+      [7, ["error"], undefined],
     ];
     for (const [index, keys, value] of bad) {
       assert.equal(isHostToWebviewMessage(tweak(validHost[index], keys, value)), false, `${validHost[index].type} ${keys.join(".")}`);
@@ -126,16 +163,27 @@ describe("protocol guards", () => {
 
   it("reject bad webview messages", () => {
     const bad: [number, (string | number)[], unknown][] = [
-      [1, ["id"], undefined],
-      [1, ["id"], ""],
-      [1, ["sessionId"], undefined],
-      [2, ["id"], 5],
-      [5, ["sessionId"], null],
-      [6, ["requestId"], ""],
-      [6, ["entryId"], "a\u0000"],
-      [7, ["id"], 3],
-      [8, ["level"], "debug"],
-      [8, ["message"], "m".repeat(200_000)],
+      [1, ["saved", "topRow"], -1],
+      [1, ["saved", "selection"], ["a", "b", "c"]],
+      [1, ["saved", "filter"], "nope"],
+      [2, ["from"], 200],
+      [2, ["seq"], undefined],
+      [2, ["visibleTo"], 1.5],
+      [3, ["add"], undefined],
+      [3, ["id"], ""],
+      [4, ["move"], "sideways"],
+      [4, ["pageSize"], 100_000],
+      [5, ["id"], 3],
+      [6, ["filter"], "everything"],
+      [7, ["query"], "q".repeat(2_000)],
+      [8, ["id"], undefined],
+      [8, ["sessionId"], undefined],
+      [9, ["id"], 5],
+      [12, ["sessionId"], null],
+      [13, ["requestId"], ""],
+      [13, ["entryId"], "a\u0000"],
+      [14, ["level"], "debug"],
+      [14, ["message"], "m".repeat(200_000)],
     ];
     for (const [index, keys, value] of bad) {
       assert.equal(isWebviewToHostMessage(tweak(validWebview[index], keys, value)), false, `${validWebview[index].type} ${keys.join(".")}`);
@@ -147,13 +195,15 @@ describe("protocol guards", () => {
     for (const field of ["customType", "firstKeptEntryId", "fromId", "targetId", "label", "provider", "modelId", "thinkingLevel", "checkoutMarker"]) {
       assert.equal(isEntrySummary({ ...summary, [field]: 12 }), false, field);
     }
+    assert.ok(isTreeRow(row));
+    assert.equal(isTreeRow({ ...row, entry: { ...summary, role: 3 } }), false);
   });
 
   it("describe an invalid message without echoing its content", () => {
     assert.equal(describeInvalidMessage(null), "not an object (null)");
     assert.equal(describeInvalidMessage([1]), "not an object (array)");
-    const text = describeInvalidMessage({ type: "state", session: { secret: "x".repeat(1000) } });
-    assert.ok(text.includes('"state"'));
+    const text = describeInvalidMessage({ type: "tree", session: { secret: "x".repeat(1000) } });
+    assert.ok(text.includes('"tree"'));
     assert.ok(text.length < 100);
   });
 });

@@ -1,12 +1,14 @@
 /**
  * The Conversation Tree webview in headless Chromium (no VS Code): the real bundle, the real HTML
- * and CSP, a fake host. Skipped only when /usr/bin/chromium is missing.
+ * and CSP, and the real host side of the protocol (TreeHub) running in Node. Skipped only when
+ * /usr/bin/chromium is missing.
  */
 import * as assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import type { EntrySummary } from "../../src/core/tree/types";
-import { entry } from "../support/webview-harness.fixtures";
-import { buildWebviewBundle, chromiumAvailable, LIGHT_THEME, startHarness, waitForPage, type DrawnRow, type Harness, type PageGlobals } from "../support/webview-harness";
+import { entry, generateTreeFixture } from "../support/webview-harness.fixtures";
+import { buildWebviewBundle, chromiumAvailable, LIGHT_THEME, startHarness, waitForPage, type DrawnRow, type Harness } from "../support/webview-harness";
+import type { HarnessSession } from "../support/webview-harness-host";
 
 const SESSION = "session-1";
 const HOSTILE_SCRIPT = "<script>window.__pwned = 1</script> run this";
@@ -43,18 +45,15 @@ function fixtureEntries(): EntrySummary[] {
   ];
 }
 
-function stateMessage(entries = fixtureEntries()): unknown {
-  return {
-    type: "state",
-    session: { sessionId: SESSION, name: "Parser work", entries, labels: [{ targetId: "u1", label: "start" }], leafId: "a4" },
-    readOnly: null,
-  };
+function session(entries = fixtureEntries()): HarnessSession {
+  return { sessionId: SESSION, name: "Parser work", entries, labels: [{ targetId: "u1", label: "start" }], leafId: "a4" };
 }
 
 describe("Conversation Tree webview in Chromium", function () {
   this.timeout(60_000);
   let harness: Harness;
   let page: Page;
+  let bundle: string;
 
   const rows = async (): Promise<DrawnRow[]> => (await page.evaluate("__arbor.rows()")) as DrawnRow[];
   const ids = async (): Promise<string[]> => (await rows()).map((r) => r.id);
@@ -63,31 +62,41 @@ describe("Conversation Tree webview in Chromium", function () {
     assert.ok(found, `row ${id} is drawn`);
     return found;
   };
+  const selectedId = async (): Promise<string | undefined> => (await rows()).find((r) => r.classes.split(" ").includes("focused"))?.id;
   const posted = async (): Promise<{ type: string; [key: string]: unknown }[]> =>
     (await page.evaluate("__arbor.posted")) as { type: string; [key: string]: unknown }[];
-  const lastPosted = async (): Promise<unknown> => (await posted()).at(-1);
-  const send = (message: unknown) => page.evaluate((m) => (globalThis as unknown as PageGlobals).__arbor.sendAndPaint(m), message);
-  const paint = () => page.evaluate("__arbor.nextPaint()");
+  /** The last message the page posted, leaving out the viewport reports it sends as it scrolls or settles. */
+  const lastPosted = async (): Promise<unknown> => (await posted()).filter((m) => m.type !== "viewport").at(-1);
+  /** Lets the host answer everything sent so far, then waits for the frame that shows it. */
+  const settle = async () => {
+    await harness.host.idle();
+    await page.evaluate("__arbor.nextPaint()");
+  };
+  const inject = async (message: unknown) => {
+    await page.evaluate((m) => (globalThis as unknown as { __arbor: { sendAndPaint(m: unknown): Promise<unknown> } }).__arbor.sendAndPaint(m), message);
+  };
   const press = async (key: string) => {
     await page.keyboard.press(key);
-    await paint();
+    await settle();
   };
-  const click = async (id: string) => {
+  const click = async (id: string, modifiers: ("Control")[] = []) => {
     const point = (await page.evaluate(`__arbor.rowPoint(${JSON.stringify(id)})`)) as { x: number; y: number } | null;
     assert.ok(point, `row ${id} is clickable`);
+    for (const key of modifiers) await page.keyboard.down(key);
     await page.mouse.click(point.x, point.y);
-    await paint();
+    for (const key of modifiers) await page.keyboard.up(key);
+    await settle();
   };
   const chooseFilter = async (value: string) => {
     await page.click("vscode-dropdown");
     await page.click(`vscode-option[value="${value}"]`);
-    await paint();
+    await settle();
   };
 
   before(async function () {
     if (!chromiumAvailable()) this.skip();
-    const bundle = await buildWebviewBundle();
-    harness = await startHarness({ bundlePath: bundle, theme: LIGHT_THEME });
+    bundle = await buildWebviewBundle();
+    harness = await startHarness({ bundlePath: bundle, theme: LIGHT_THEME, width: 640 });
     page = harness.page;
   });
 
@@ -96,14 +105,17 @@ describe("Conversation Tree webview in Chromium", function () {
   });
 
   beforeEach(async () => {
+    harness.host.restart();
     await harness.load();
-    await send(stateMessage());
+    harness.host.show(session());
+    await settle();
   });
 
   it("says ready first, then draws the session under the default filter", async () => {
     assert.deepEqual((await posted())[0], { type: "ready" });
     assert.deepEqual(await ids(), ["u1", "a1", "u2", "a2", "u3", "a3", "t3", "u5", "u4", "K", "a4"]);
     assert.equal(await page.textContent(".session-name"), "Parser work");
+    assert.equal(await page.textContent(".status"), "11 of 14 entries · Default");
   });
 
   it("exposes an ARIA tree: levels, expansion, selection, active descendant, current leaf", async () => {
@@ -149,26 +161,35 @@ describe("Conversation Tree webview in Chromium", function () {
   it("checks out on click; the host's leaf move repaints the path", async () => {
     await click("a3");
     assert.deepEqual(await lastPosted(), { type: "checkout", sessionId: SESSION, id: "a3" });
-    await waitForPage(page, "__arbor.checkoutTimings.length === 1");
-    await paint();
+    assert.ok(harness.host.actions.includes("checkout a3"));
     assert.equal((await row("a3")).current, "true");
     assert.equal((await row("a4")).current, null);
     assert.ok((await row("u3")).classes.includes("on-path"));
     assert.ok(!(await row("u4")).classes.includes("on-path"));
+    assert.equal(await selectedId(), "a3");
   });
 
-  it("moves with the arrow keys and acts with Enter, L, F and C", async () => {
+  it("selects a second entry with Ctrl+click, without a checkout", async () => {
+    await click("u3", ["Control"]);
+    assert.deepEqual(await lastPosted(), { type: "select", sessionId: SESSION, id: "u3", add: true });
+    assert.deepEqual(harness.host.hub.selection, ["a4", "u3"]);
+    assert.deepEqual((await rows()).filter((r) => r.selected === "true").map((r) => r.id).sort(), ["a4", "u3"]);
+    assert.ok(!harness.host.actions.some((a) => a.startsWith("checkout")));
+  });
+
+  it("moves with the arrow keys (the host decides) and acts with Enter, L, F and C", async () => {
     await page.focus(".tree");
     await press("Home");
-    assert.equal((await rows()).find((r) => r.selected === "true")?.id, "u1");
+    assert.equal(await selectedId(), "u1");
     await press("ArrowDown");
     await press("ArrowDown");
-    assert.equal((await rows()).find((r) => r.selected === "true")?.id, "u2");
-    assert.deepEqual(await lastPosted(), { type: "selectionChanged", sessionId: SESSION, id: "u2" });
+    assert.equal(await selectedId(), "u2");
+    assert.deepEqual(await lastPosted(), { type: "navigate", sessionId: SESSION, move: "down", pageSize: (await lastPosted() as { pageSize: number }).pageSize });
     await press("ArrowUp");
-    const selected = (await rows()).find((r) => r.selected === "true");
-    assert.equal(selected?.id, "a1");
+    assert.equal(await selectedId(), "a1");
+    const selected = (await rows()).find((r) => r.id === "a1");
     assert.equal(await page.getAttribute(".tree", "aria-activedescendant"), selected?.domId);
+    harness.host.autoCheckout = false;
     await press("Enter");
     assert.deepEqual(await lastPosted(), { type: "checkout", sessionId: SESSION, id: "a1" });
     await press("l");
@@ -177,22 +198,24 @@ describe("Conversation Tree webview in Chromium", function () {
     assert.deepEqual(await lastPosted(), { type: "fork", sessionId: SESSION, id: "a1" });
     await press("c");
     assert.deepEqual(await lastPosted(), { type: "copyText", sessionId: SESSION, id: "a1" });
+    assert.deepEqual(harness.host.actions.filter((a) => !a.startsWith("log")), ["checkout a1", "label a1", "fork a1", "copyText a1"]);
     await press("End");
-    assert.equal((await rows()).find((r) => r.selected === "true")?.id, "a4");
+    assert.equal(await selectedId(), "a4");
+    harness.host.autoCheckout = true;
   });
 
   it("folds with Left, unfolds with Right, and goes to the branch point with Left", async () => {
     await page.focus(".tree");
     await click("u4");
     await press("ArrowLeft");
-    assert.equal((await rows()).find((r) => r.selected === "true")?.id, "a2", "Left goes to the branch point");
+    assert.equal(await selectedId(), "a2", "Left goes to the branch point");
     await press("ArrowLeft");
     assert.equal((await row("a2")).expanded, "false");
     assert.deepEqual(await ids(), ["u1", "a1", "u2", "a2"]);
     await press("ArrowRight");
     assert.equal((await row("a2")).expanded, "true");
     await press("ArrowRight");
-    assert.equal((await rows()).find((r) => r.selected === "true")?.id, "u3", "Right goes to the first child");
+    assert.equal(await selectedId(), "u3", "Right goes to the first child");
   });
 
   it("filters: user messages only, all entries, and never a checkout marker", async () => {
@@ -216,62 +239,61 @@ describe("Conversation Tree webview in Chromium", function () {
     assert.deepEqual(await ids(), ["u3", "u4"]);
     assert.equal(await page.evaluate("document.querySelectorAll('.tree mark.match').length"), 2);
     await page.keyboard.press("Escape");
-    await paint();
+    await settle();
     assert.equal((await ids()).length, 11);
   });
 
   it("shows a compaction's summary on request and marks the span it replaced", async () => {
+    harness.host.details.set("K", { kind: "compaction", summary: "<b>Goal</b>: fix it", tokensBefore: 48_213, firstKeptEntryId: "u4", readFiles: ["a.ts"], modifiedFiles: [] });
     await page.focus(".tree");
     await click("K");
     const request = (await posted()).find((m) => m.type === "requestDetails");
     assert.ok(request, "details were requested");
     assert.equal(request.entryId, "K");
-    assert.equal(typeof request.requestId, "string");
     for (const id of ["u1", "a1", "u2", "a2"]) assert.ok((await row(id)).classes.includes("replaced"), id);
     assert.ok((await row("u4")).classes.includes("kept"));
-    await send({ type: "entryDetails", requestId: "wrong", entryId: "K", ok: true, details: { kind: "text", text: "stale" } });
-    assert.equal(await page.textContent(".details-body"), "Loading…");
-    await send({
-      type: "entryDetails",
-      requestId: request.requestId,
-      entryId: "K",
-      ok: true,
-      details: { kind: "compaction", summary: "<b>Goal</b>: fix it", tokensBefore: 48_213, firstKeptEntryId: "u4", readFiles: ["a.ts"], modifiedFiles: [] },
-    });
-    assert.ok((await page.textContent(".details-body"))?.startsWith("<b>Goal</b>: fix it"));
-    assert.ok((await page.textContent(".details-facts"))?.includes("48k tokens before"));
+    await waitForPage(page, "document.querySelector('.details-body').textContent.startsWith('<b>Goal</b>: fix it')");
+    await inject({ type: "entryDetails", requestId: "wrong", entryId: "K", ok: true, details: { kind: "text", text: "stale" } });
+    assert.ok((await page.textContent(".details-body"))?.startsWith("<b>Goal</b>: fix it"), "an answer to another request is ignored");
+    assert.equal(await page.textContent(".details-facts"), "48k tokens before · replaced 5 entries");
     assert.equal(await page.evaluate("document.querySelectorAll('.details b').length"), 0);
   });
 
   it("shows the read-only banner whose Fork button asks the host to fork", async () => {
     assert.equal(await page.isVisible(".banner"), false);
-    await send({ type: "readOnly", notice: { message: "Another window is writing this session.", canFork: true } });
+    harness.host.hub.setReadOnly({ message: "Another window is writing this session.", canFork: true });
+    await settle();
     assert.equal(await page.isVisible(".banner"), true);
     assert.equal(await page.textContent(".banner-text"), "Another window is writing this session.");
     await page.click(".banner vscode-button");
+    await settle();
     assert.deepEqual(await lastPosted(), { type: "forkSession", sessionId: SESSION });
-    await send({ type: "readOnly", notice: null });
+    assert.ok(harness.host.actions.includes("forkSession"));
+    harness.host.hub.setReadOnly(null);
+    await settle();
     assert.equal(await page.isVisible(".banner"), false);
   });
 
   it("applies increments: appended entries, labels, rename", async () => {
-    await send({ type: "entriesAppended", sessionId: SESSION, entries: [entry("u6", "a4", { role: "user", preview: "next step" })], leafId: "u6" });
+    harness.host.append([entry("u6", "a4", { role: "user", preview: "next step" })], "u6");
+    await settle();
     assert.equal((await ids()).at(-1), "u6");
     assert.equal((await row("u6")).current, "true");
-    await send({ type: "labelsChanged", sessionId: SESSION, changes: [{ targetId: "u3", label: "keep me" }, { targetId: "u1", label: null }] });
+    harness.host.hub.changeLabels([{ targetId: "u3", label: "keep me" }, { targetId: "u1", label: null }]);
+    await settle();
     assert.ok((await row("u3")).label?.includes("label keep me"));
     assert.equal(await page.evaluate("document.querySelectorAll('.badge.label').length"), 1);
-    await send({ type: "sessionRenamed", sessionId: SESSION, name: "Renamed" });
+    harness.host.hub.setTitle("Renamed");
+    await settle();
     assert.equal(await page.textContent(".session-name"), "Renamed");
-    await send({ type: "leafMoved", sessionId: "another-session", leafId: "u3" });
-    assert.equal((await row("u6")).current, "true", "increments of another session are dropped");
   });
 
   it("reveals an entry for the host, and takes the host's filter", async () => {
-    await send({ type: "reveal", sessionId: SESSION, entryId: "u3" });
-    assert.equal((await rows()).find((r) => r.selected === "true")?.id, "u3");
-    assert.deepEqual(await lastPosted(), { type: "selectionChanged", sessionId: SESSION, id: "u3" });
-    await send({ type: "setFilter", filter: "user-only" });
+    harness.host.hub.reveal("u3");
+    await settle();
+    assert.equal(await selectedId(), "u3");
+    harness.host.hub.setFilter("user-only");
+    await settle();
     assert.deepEqual(await ids(), ["u1", "u2", "u3", "u5", "u4"]);
     assert.equal(await page.evaluate("document.querySelector('vscode-dropdown').value"), "user-only");
   });
@@ -282,22 +304,23 @@ describe("Conversation Tree webview in Chromium", function () {
     await press("ArrowLeft");
     await press("ArrowLeft");
     assert.equal((await row("a2")).expanded, "false");
-    await send(stateMessage());
+    harness.host.show(session());
+    await settle();
     assert.equal((await row("a2")).expanded, "false");
-    assert.equal((await rows()).find((r) => r.selected === "true")?.id, "a2");
+    assert.equal(await selectedId(), "a2");
   });
 
   it("drops an invalid message with a log line and keeps its rows", async () => {
     const before = await ids();
-    await send({ type: "entriesAppended", sessionId: SESSION, entries: [{ id: 5 }], leafId: null });
+    await inject({ type: "tree", reset: true, session: null, window: { rows: [{ id: 5 }] } });
     assert.deepEqual(await ids(), before);
     const log = (await lastPosted()) as { type: string; level: string; message: string };
     assert.equal(log.type, "log");
     assert.equal(log.level, "warn");
-    assert.ok(log.message.includes("entriesAppended"));
+    assert.ok(log.message.includes('"tree"'));
   });
 
-  it("keeps filter, selection and folds across hide/show (a reload with saved state)", async () => {
+  it("keeps filter, selection, folds and scroll across hide/show (a reload with saved state)", async () => {
     await chooseFilter("no-tools");
     await page.focus(".tree");
     await click("u3");
@@ -307,11 +330,134 @@ describe("Conversation Tree webview in Chromium", function () {
     // The page saves its state shortly after a change; wait for it rather than for a fixed time.
     await waitForPage(page, "(JSON.parse(sessionStorage.getItem('arbor-state') || '{}').folded || []).includes('a2')");
     await harness.load({ fresh: false });
-    assert.deepEqual((await posted()).map((m) => m.type), ["ready"]);
-    await send(stateMessage());
+    await settle();
+    assert.equal((await posted())[0].type, "ready");
     assert.ok(!(await ids()).includes("t3"), "filter kept");
     assert.equal(await page.evaluate("document.querySelector('vscode-dropdown').value"), "no-tools");
     assert.equal((await row("a2")).expanded, "false", "fold kept");
-    assert.equal((await rows()).find((r) => r.selected === "true")?.id, "a2", "selection kept");
+    assert.equal(await selectedId(), "a2", "selection kept");
+  });
+
+  it("restores what it saved when the host starts afresh (the extension host restarted)", async () => {
+    await chooseFilter("user-only");
+    harness.host.autoCheckout = false;
+    await click("u3");
+    await waitForPage(page, "(JSON.parse(sessionStorage.getItem('arbor-state') || '{}').selection || []).includes('u3')");
+    harness.host.restart();
+    harness.host.show(session());
+    await harness.load({ fresh: false });
+    await settle();
+    assert.equal(harness.host.hub.model.filter, "user-only");
+    assert.deepEqual(await ids(), ["u1", "u2", "u3", "u5", "u4"]);
+    assert.equal(await selectedId(), "u3");
+  });
+
+  describe("a session of 100,000 entries", () => {
+    it("holds only the rows around what it shows, and fetches others as it scrolls", async () => {
+      const fixture = generateTreeFixture(100_000, 42);
+      harness.host.show({ ...fixture, entries: fixture.entries });
+      await settle();
+      const count = (await page.evaluate("document.querySelectorAll('.tree .row').length")) as number;
+      assert.ok(count < 120, `${count} row elements`);
+      const window = harness.host.hub.model.rows.count;
+      assert.ok(window > 90_000);
+      await page.evaluate("document.querySelector('.tree').scrollTop = 0");
+      await waitForPage(page, "__arbor.rows().length > 10 && __arbor.rows()[0].index === 0");
+      const first = (await rows())[0];
+      assert.equal(first.id, harness.host.hub.model.idAt(0));
+      const held = (await page.evaluate("__arbor.posted.filter((m) => m.type === 'viewport').length")) as number;
+      assert.ok(held > 0, "the page asked for the rows it scrolled to");
+    });
+  });
+});
+
+describe("Conversation Tree webview: room to read", function () {
+  this.timeout(60_000);
+  let harness: Harness | undefined;
+
+  before(async function () {
+    if (!chromiumAvailable()) this.skip();
+  });
+
+  afterEach(async () => {
+    await harness?.close();
+    harness = undefined;
+  });
+
+  /** Characters of each drawn row's text that are on screen (inside the row's box, not clipped away). */
+  const visibleText = (page: Page) =>
+    page.evaluate(() => {
+      const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<unknown> } }).document;
+      type Box = { left: number; right: number; top: number; bottom: number; width: number };
+      type El = { getBoundingClientRect(): Box; querySelector(s: string): El | null; hidden: boolean; classList: { contains(c: string): boolean }; dataset: { vscodeContext?: string }; firstChild: unknown; textContent: string | null; childNodes: ArrayLike<unknown> };
+      const out: { id: string; visible: number; total: number; tagVisible: boolean; textLeft: number }[] = [];
+      const range = (globalThis as unknown as { document: { createRange(): { setStart(n: unknown, o: number): void; setEnd(n: unknown, o: number): void; getClientRects(): ArrayLike<Box> } } }).document.createRange();
+      for (const r of Array.from(doc.querySelectorAll(".tree .row")) as El[]) {
+        if (r.hidden || r.classList.contains("placeholder")) continue;
+        const row = r.getBoundingClientRect();
+        const text = r.querySelector(".text") as El;
+        const tag = r.querySelector(".tag") as El;
+        const tagBox = tag.getBoundingClientRect();
+        let visible = 0;
+        const walk = (node: { nodeType?: number; textContent: string | null; childNodes: ArrayLike<unknown> }) => {
+          if (node.nodeType === 3) {
+            const s = node.textContent ?? "";
+            for (let i = 0; i < s.length && visible < 80; i++) {
+              range.setStart(node, i);
+              range.setEnd(node, i + 1);
+              const rects = Array.from(range.getClientRects());
+              if (rects.some((b) => b.width > 0 && b.left >= row.left && b.right <= row.right + 0.5 && b.top >= row.top - 0.5 && b.bottom <= row.bottom + 0.5)) visible++;
+            }
+          } else for (const c of Array.from(node.childNodes)) walk(c as never);
+        };
+        walk(text as never);
+        out.push({
+          id: JSON.parse(r.dataset.vscodeContext ?? "{}").entryId as string,
+          visible,
+          total: (text.textContent ?? "").length,
+          tagVisible: tagBox.width > 0 && tagBox.right <= row.right && tagBox.left >= row.left,
+          textLeft: text.getBoundingClientRect().left - row.left,
+        });
+      }
+      return out;
+    });
+
+  it("shows each row's kind and the start of its text at any depth, lanes bounded, in a 300 px side bar", async () => {
+    // A ladder 40 branch points deep: every rung is one level deeper than the last.
+    const long = "Refactor the session parser so that torn last lines are kept, reported with their line number, and never corrupt the next append";
+    const entries: EntrySummary[] = [entry("r", null, { role: "user", preview: long })];
+    let parent = "r";
+    for (let k = 0; k < 40; k++) {
+      entries.push(entry(`side${k}`, parent, { role: "assistant", preview: `${long} (side ${k})` }), entry(`deep${k}`, parent, { role: "user", preview: `${long} (deep ${k})` }));
+      parent = `deep${k}`;
+    }
+    harness = await startHarness({ bundlePath: await buildWebviewBundle(), width: 300, height: 700, theme: LIGHT_THEME });
+    await harness.load();
+    harness.host.show({ sessionId: "deep", name: "Deep", entries, labels: [], leafId: "deep39" });
+    await harness.host.idle();
+    await harness.page.evaluate("__arbor.nextPaint()");
+    const rows = await visibleText(harness.page);
+    assert.ok(rows.some((r) => r.id === "deep39"), `the leaf, 40 levels deep, is in view: ${JSON.stringify(rows.map((r) => r.id))} ${await harness.page.evaluate("document.querySelector('.tree').scrollTop")}`);
+    assert.ok((await harness.page.evaluate("document.querySelectorAll('.tree .guide.depth').length")) as number > 0, "deep rows carry a depth marker");
+    for (const r of rows) {
+      assert.ok(r.tagVisible, `row ${r.id} shows its kind`);
+      assert.ok(r.textLeft < 150, `row ${r.id}'s text starts at ${r.textLeft}px`);
+      assert.ok(r.visible >= Math.min(r.total, 50), `row ${r.id} shows ${r.visible} of ${r.total} characters`);
+    }
+  });
+
+  it("shows the selected entry in full beside the tree in an editor tab", async () => {
+    const text = "The whole reply, much longer than a row: ".padEnd(400, "x");
+    harness = await startHarness({ bundlePath: await buildWebviewBundle(), width: 1100, height: 600, theme: LIGHT_THEME, layout: "editor" });
+    await harness.load();
+    harness.host.details.set("b", { kind: "text", text });
+    harness.host.show({ sessionId: "s", name: "S", entries: [entry("a", null), entry("b", "a", { role: "assistant", preview: text.slice(0, 200) })], labels: [], leafId: "b" });
+    await harness.host.idle();
+    const page = harness.page;
+    await waitForPage(page, `document.querySelector('.details.beside .details-text')?.textContent.length === ${text.length}`);
+    const boxes = (await page.evaluate("({ tree: document.querySelector('.tree').getBoundingClientRect().right, details: document.querySelector('.details.beside').getBoundingClientRect().left })")) as { tree: number; details: number };
+    assert.ok(boxes.details >= boxes.tree - 1, "the details sit beside the tree");
+    assert.match((await page.textContent(".details.beside .details-facts")) ?? "", / · id b$/);
+    assert.equal(await page.evaluate("document.querySelector('.tree').classList.contains('wrap')"), false, "a wide tab draws one-line rows");
   });
 });

@@ -1,54 +1,71 @@
 import { FILTER_MODES, FILTER_MODE_NAMES, type FilterMode } from "../../src/core/tree/filters";
-import { firstChildIndex, isFoldable, visualParentIndex, type Row } from "../../src/core/tree/layout";
-import { TreeViewModel } from "../../src/core/tree/tree-view-model";
+import { parseSearchQuery } from "../../src/core/tree/search";
 import { describeInvalidMessage, isHostToWebviewMessage } from "../../src/protocol/guards";
-import type { HostToWebviewMessage, StateMessage, WebviewToHostMessage } from "../../src/protocol/messages";
+import type { HostToWebviewMessage, TreeMessage, TreeSelection, TreeSessionInfo, TreeStatus, WebviewToHostMessage } from "../../src/protocol/messages";
 import { ReadOnlyBanner } from "./banner";
 import { el, listen, type Disposable } from "../shared/dom";
 import { EntryDetails } from "./entry-details";
 import { treeKeyAction, type TreeKeyAction } from "./keyboard";
 import { emptyText, statusText } from "./page-text";
-import { paintRow, type PaintContext } from "./row-painter";
+import { RowCache } from "./row-cache";
+import { LANE_WIDTH, paintPlaceholder, paintRow } from "./row-painter";
 import { createChoice, createSearchField, type Choice, type SearchField } from "../toolkit";
-import { ROW_HEIGHT, TreeList } from "./tree-list";
-import { defaultUiState, parseUiState, type UiState } from "./ui-state";
+import { OVERSCAN, ROW_HEIGHT, TreeList, WRAPPED_ROW_HEIGHT } from "./tree-list";
+import { defaultUiState, parseUiState, savedForHost, type UiState } from "./ui-state";
 import type { VsCodeApi } from "../shared/vscode-api";
 
 const SEARCH_DEBOUNCE_MS = 120;
 const SAVE_DELAY_MS = 200;
+/** Rows asked for beyond the visible ones, on each side. */
+const MARGIN_ROWS = 80;
+/** After scrolling stops, the host learns what is in view (it follows the leaf only where it is seen). */
+const SETTLE_MS = 150;
+/** Narrower than this, row text wraps onto a second line (a side bar): rows never cut text after a few words. */
+const WRAP_BELOW_PX = 520;
 
 /**
- * The Conversation Tree page: applies host messages to the view model, draws it through the
- * virtualised list, and turns clicks and keys into messages for the host.
+ * The Conversation Tree page. The host holds the tree; this page holds the rows around what it
+ * shows (RowCache), asks for more as it scrolls, draws them through the virtualised list, and
+ * turns clicks and keys into requests for the host.
  */
 export class TreeApp implements Disposable {
-  private readonly model: TreeViewModel;
+  private readonly cache = new RowCache();
   private readonly list: TreeList;
   private readonly search: SearchField;
   private readonly filter: Choice<FilterMode>;
   private readonly banner: ReadOnlyBanner;
-  private readonly details = new EntryDetails((m) => this.post(m));
+  private readonly details: EntryDetails;
   private readonly nameLine = el("div", "session-name");
   private readonly empty = el("div", "empty");
   private readonly status = el("div", "status");
   private readonly disposables: Disposable[] = [];
   private readonly ui: UiState;
   private readonly hasSavedUi: boolean;
-  private selectedId: string | null = null;
+  private session: TreeSessionInfo | null = null;
+  private hasState = false;
+  private filterValue: FilterMode = "default";
+  private query = "";
+  private folded: string[] = [];
+  private tokens: readonly string[] = [];
+  private selection: TreeSelection = { ids: [], focusRow: -1 };
+  private treeStatus: TreeStatus = { shown: 0, total: 0, leafHidden: false };
+  private seq = 0;
+  private pending: { from: number; to: number; seq: number } | undefined;
+  private told = { first: -1, last: -1 };
+  private visible = { first: 0, last: 0 };
+  private maxLanes = 8;
   private searchTimer = 0;
   private saveTimer = 0;
-  private hasState = false;
-  private paintCtx: PaintContext | undefined;
+  private settleTimer = 0;
 
-  private constructor(root: HTMLElement, private readonly api: VsCodeApi<WebviewToHostMessage>) {
+  private constructor(root: HTMLElement, private readonly api: VsCodeApi<WebviewToHostMessage>, editor: boolean) {
     const saved = parseUiState(api.getState());
     this.hasSavedUi = saved !== undefined;
     this.ui = saved ?? defaultUiState();
-    this.model = TreeViewModel.create(this.ui.filter);
-    this.model.setQuery(this.ui.query);
+    this.details = new EntryDetails((m) => this.post(m), editor);
 
     this.banner = new ReadOnlyBanner(() => {
-      if (this.model.sessionId !== null) this.post({ type: "forkSession", sessionId: this.model.sessionId });
+      if (this.session) this.post({ type: "forkSession", sessionId: this.session.sessionId });
     });
     this.search = createSearchField({ placeholder: "Search entries and labels", label: "Search the conversation tree" });
     this.search.value = this.ui.query;
@@ -58,39 +75,53 @@ export class TreeApp implements Disposable {
       choices: FILTER_MODES.map((m) => ({ value: m, text: FILTER_MODE_NAMES[m] })),
     });
     this.list = new TreeList({
-      beginPaint: () => {
-        this.paintCtx = this.paintContext();
-      },
-      rowAt: (index) => this.model.rows[index],
+      beginPaint: () => undefined,
+      rowAt: (index) => this.cache.get(index),
       stateKey: (index) => this.stateKey(index),
       paint: (parts, index) => {
-        const row = this.model.rows[index];
-        if (row) paintRow(parts, row, this.paintCtx ?? this.paintContext());
+        const row = this.cache.get(index);
+        if (!row) return paintPlaceholder(parts, index);
+        const id = row.entry.id;
+        paintRow(parts, row, index, { selected: this.selection.ids.includes(id), focused: this.isFocused(id), searchTokens: this.tokens, maxLanes: this.maxLanes });
       },
-      onRowClick: (index, onTwisty) => this.handleRowClick(index, onTwisty),
-      onRowContextMenu: (index) => this.select(index, false),
+      onRowClick: (index, onTwisty, additive) => this.handleRowClick(index, onTwisty, additive),
+      onRowContextMenu: (index) => this.selectRow(index, false),
       onKeyDown: (e) => this.handleKey(e),
-      onScroll: () => this.scheduleSave(),
+      onResize: (width) => this.resize(width),
+      onRendered: (first, last) => this.afterRender(first, last),
     });
 
     const toolbar = el("div", "toolbar");
     toolbar.append(this.search.element, this.filter.element);
     this.empty.hidden = true;
-    root.append(this.banner.element, toolbar, this.nameLine, this.list.element, this.empty, this.details.panel.element, this.status);
+    const treePane = el("div", "tree-pane");
+    treePane.append(this.banner.element, toolbar, this.nameLine, this.list.element, this.empty);
+    if (editor) {
+      // The editor tab: the tree on the left, the selected entry's details on the right.
+      treePane.append(this.status);
+      this.details.panel.element.classList.add("beside");
+      root.append(treePane, this.details.panel.element);
+    } else {
+      treePane.append(this.details.panel.element, this.status);
+      root.append(treePane);
+    }
     this.disposables.push(
       this.banner,
       this.list,
       this.search.onInput((value) => this.scheduleSearch(value)),
-      this.filter.onChange((mode) => this.applyFilter(mode)),
+      this.filter.onChange((mode) => {
+        if (mode !== this.filterValue) this.post({ type: "setFilter", filter: mode });
+      }),
       listen(this.search.element, "keydown", (e) => this.handleSearchKey(e)),
     );
     this.render();
   }
 
-  /** Builds the page into `root` and says ready to the host. */
+  /** Builds the page into `root` and says ready to the host (offering what it saved before a hide). */
   static mount(root: HTMLElement, api: VsCodeApi<WebviewToHostMessage>): TreeApp {
-    const app = new TreeApp(root, api);
-    api.postMessage({ type: "ready" });
+    const editor = document.body.dataset.layout === "editor";
+    const app = new TreeApp(root, api, editor);
+    api.postMessage(app.hasSavedUi ? { type: "ready", saved: savedForHost(app.ui) } : { type: "ready" });
     return app;
   }
 
@@ -114,180 +145,154 @@ export class TreeApp implements Disposable {
     for (const d of this.disposables) d.dispose();
     window.clearTimeout(this.searchTimer);
     window.clearTimeout(this.saveTimer);
+    window.clearTimeout(this.settleTimer);
   }
 
   private apply(msg: HostToWebviewMessage): void {
-    if (msg.type === "state") return this.applyState(msg);
+    if (msg.type === "tree") return this.applyTree(msg);
     if (msg.type === "readOnly") return this.banner.show(msg.notice);
-    if (msg.type === "entryDetails") return this.details.receive(msg);
-    if (msg.type === "setFilter") {
-      this.filter.value = msg.filter;
-      return this.applyFilter(msg.filter);
-    }
-    // Everything else is about one session: drop what belongs to another (or arrives before state).
-    if (!this.hasState || msg.sessionId !== this.model.sessionId) return;
-    switch (msg.type) {
-      case "entriesAppended": {
-        const following = this.isLeafInView();
-        const followSelection = this.selectedId !== null && this.selectedId === this.model.leafRow()?.row.node.summary.id;
-        this.model.append(msg.entries, msg.leafId);
-        const leaf = this.model.leafRow();
-        if (leaf && followSelection) this.selectedId = leaf.row.node.summary.id;
-        this.render();
-        if (leaf && following) this.list.scrollToIndex(leaf.row.index);
-        return;
-      }
-      case "leafMoved":
-        this.model.moveLeaf(msg.leafId);
-        return this.render();
-      case "labelsChanged":
-        this.model.applyLabelChanges(msg.changes);
-        return this.render();
-      case "sessionRenamed":
-        this.model.rename(msg.name);
-        return this.render();
-      case "reveal":
-        return this.reveal(msg.entryId);
-    }
+    return this.details.receive(msg);
   }
 
-  private applyState(msg: StateMessage): void {
-    const session = msg.session;
-    // The same session again (the host re-sent it): keep what is on screen. The session saved
-    // before a hide/show: restore it. Anything else starts at the leaf.
-    const showing = session !== null && this.hasState && session.sessionId === this.model.sessionId;
-    const restoring = !showing && session !== null && session.sessionId === this.ui.sessionId;
-    if (!this.hasSavedUi && !this.hasState && msg.defaultFilter && msg.defaultFilter !== this.model.filter) {
-      this.filter.value = msg.defaultFilter;
-      this.model.setFilter(msg.defaultFilter);
+  private applyTree(msg: TreeMessage): void {
+    const another = msg.reset || msg.session?.sessionId !== this.session?.sessionId;
+    if (another) {
+      this.cache.clear();
+      this.details.reset();
+      this.pending = undefined;
     }
-    if (!showing && !restoring && this.model.query !== "") {
-      this.search.value = "";
-      this.model.setQuery("");
-    }
-    const scrollTop = showing ? this.list.scrollTop : this.ui.scrollTop;
-    const folded = showing ? [...this.model.folded] : restoring ? this.ui.folded : [];
-    const selectedId = showing ? this.selectedId : restoring ? this.ui.selectedId : null;
-    this.model.load(session, folded);
+    this.session = msg.session;
     this.hasState = true;
-    this.details.reset();
-    this.banner.show(msg.readOnly);
-    const leaf = this.model.leafRow();
-    this.selectedId = selectedId ?? (leaf ? leaf.row.node.summary.id : null);
+    this.cache.apply(msg.window);
+    if (this.pending && msg.window.seq !== undefined && msg.window.seq >= this.pending.seq) this.pending = undefined;
+    this.filterValue = msg.view.filter;
+    if (this.filter.value !== msg.view.filter) this.filter.value = msg.view.filter;
+    this.folded = msg.view.folded;
+    if (msg.view.query !== this.query) {
+      this.query = msg.view.query;
+      this.tokens = parseSearchQuery(msg.view.query);
+      // Someone else changed the search (another view): show it, unless the user is typing here.
+      if (!this.search.element.contains(document.activeElement) && this.search.value !== msg.view.query) this.search.value = msg.view.query;
+    }
+    this.selection = msg.selection;
+    this.treeStatus = msg.status;
+    this.list.setRowCount(this.cache.rowCount);
+    // Shown before scrolling: a hidden list has no height, and a scroll set on it is lost.
+    this.list.element.hidden = this.cache.rowCount === 0;
+    if (msg.scroll) this.list.scrollToIndex(msg.scroll.row, msg.scroll.align);
     this.render();
-    if (showing || restoring) this.list.scrollTop = scrollTop;
-    else if (leaf) this.list.scrollToIndex(leaf.row.index, "center");
-    this.ui.sessionId = session ? session.sessionId : null;
     this.scheduleSave();
   }
 
-  /** Redraws everything that depends on the model and the selection. */
+  /** Redraws everything that depends on the state. */
   private render(): void {
-    this.reconcileSelection();
-    this.details.update(this.selectedRow(), this.model);
-    const rows = this.model.rows;
-    this.list.setRowCount(rows.length);
-    this.list.setActiveIndex(this.selectedIndex());
+    this.list.setActiveIndex(this.selection.focusRow);
     this.list.render();
-    this.nameLine.textContent = this.model.sessionId === null ? "" : (this.model.name ?? "Untitled session");
-    this.nameLine.hidden = this.model.sessionId === null;
-    this.empty.hidden = rows.length > 0;
-    this.empty.textContent = emptyText(this.hasState, this.model);
-    this.status.textContent = statusText(this.model);
+    const session = this.session;
+    this.nameLine.textContent = session ? session.title : "";
+    this.nameLine.hidden = session === null;
+    this.empty.hidden = this.cache.rowCount > 0;
+    // With nothing to draw the message takes the list's place, at the top.
+    this.list.element.hidden = this.cache.rowCount === 0;
+    this.empty.textContent = emptyText(this.hasState, session);
+    this.status.textContent = statusText(session, this.treeStatus, this.filterValue);
+    this.updateDetails();
   }
 
-  /** What a row's look depends on besides the row itself (see TreeList). */
+  private updateDetails(): void {
+    const focus = this.selection.focusRow;
+    this.details.update(focus >= 0 ? this.cache.get(focus) : undefined, this.session?.sessionId ?? null, this.treeStatus.replacedCount);
+  }
+
+  private isFocused(id: string): boolean {
+    const ids = this.selection.ids;
+    return ids.length > 0 && ids[ids.length - 1] === id;
+  }
+
+  /** What a row's look depends on besides the row object (see TreeList). */
   private stateKey(index: number): string {
-    const row = this.model.rows[index];
-    const ctx = this.paintCtx;
-    if (!row || !ctx) return "";
-    const id = row.node.summary.id;
-    return `${ctx.onActivePath(id) ? 1 : 0}${ctx.leafState(row) ?? "-"}${ctx.isSelected(row) ? 1 : 0}${ctx.spanState(id) ?? "-"}${ctx.label(id) ?? ""}`;
+    const row = this.cache.get(index);
+    if (!row) return "";
+    const id = row.entry.id;
+    return `${this.selection.ids.includes(id) ? 1 : 0}${this.isFocused(id) ? 1 : 0}${this.maxLanes}`;
   }
 
-  private paintContext(): PaintContext {
-    const leaf = this.model.leafRow();
-    const path = this.model.activePath.ids;
-    const labels = this.model.labels;
-    const selectedId = this.selectedId;
-    return {
-      label: (id) => labels.get(id),
-      onActivePath: (id) => path.has(id),
-      leafState: (row) => (leaf && leaf.row === row ? (leaf.exact ? "exact" : "inside") : undefined),
-      isSelected: (row) => row.node.summary.id === selectedId,
-      spanState: (id) => this.details.spanState(id),
-      searchTokens: this.model.searchTokens,
-    };
-  }
+  // -- rows from the host ---------------------------------------------------------
 
-  // -- selection ------------------------------------------------------------
-
-  private selectedRow(): Row | undefined {
-    return this.selectedId === null ? undefined : this.model.layout.rowById.get(this.selectedId);
-  }
-
-  private selectedIndex(): number {
-    const row = this.selectedRow();
-    return row ? row.index : -1;
-  }
-
-  /** The drawn row of an entry, or of its nearest drawn ancestor when filters or folds hide it; -1 if none. */
-  private nearestDrawnIndex(id: string): number {
-    for (let n = this.model.projection.nodes.get(id) ?? null; n; n = n.parent) {
-      const row = this.model.layout.rowById.get(n.summary.id);
-      if (row && row.index >= 0) return row.index;
+  /** After each render: asks for rows in view that are not held yet, and tells the host what is seen once scrolling settles. */
+  private afterRender(first: number, last: number): void {
+    this.visible = { first, last };
+    if (!this.session) return;
+    const count = this.cache.rowCount;
+    // Ask ahead: once the rows held run out within half a margin, before any shows blank.
+    const ahead = Math.max(OVERSCAN, MARGIN_ROWS / 2);
+    const needFrom = Math.max(0, first - ahead);
+    const needTo = Math.min(count, last + ahead);
+    if (!this.cache.covers(needFrom, needTo)) {
+      const p = this.pending;
+      if (!p || p.from > needFrom || p.to < needTo) this.requestRows(first, last);
+      return;
     }
-    return -1;
-  }
-
-  /** Keeps the selection on a drawn row: a hidden entry hands it to its nearest drawn ancestor. */
-  private reconcileSelection(): void {
-    if (this.selectedId === null) return;
-    const index = this.nearestDrawnIndex(this.selectedId);
-    const rows = this.model.rows;
-    this.selectedId = index >= 0 ? rows[index].node.summary.id : rows.length > 0 ? rows[0].node.summary.id : null;
-  }
-
-  private select(index: number, scroll = true): void {
-    const row = this.model.rows[index];
-    if (!row) return;
-    const changed = row.node.summary.id !== this.selectedId;
-    this.selectedId = row.node.summary.id;
-    this.details.update(row, this.model);
-    this.list.setActiveIndex(index);
-    this.list.render();
-    if (scroll) this.list.scrollToIndex(index);
-    if (changed && this.model.sessionId !== null) {
-      this.post({ type: "selectionChanged", sessionId: this.model.sessionId, id: this.selectedId });
-      this.scheduleSave();
+    if (first !== this.told.first || last !== this.told.last) {
+      window.clearTimeout(this.settleTimer);
+      this.settleTimer = window.setTimeout(() => {
+        if (this.visible.first !== this.told.first || this.visible.last !== this.told.last) this.requestRows(this.visible.first, this.visible.last);
+      }, SETTLE_MS);
     }
+    this.scheduleSave();
   }
 
-  private reveal(entryId: string): void {
-    const index = this.nearestDrawnIndex(entryId);
-    if (index < 0) return;
-    this.list.scrollToIndex(index, "center");
-    this.select(index, false);
+  private requestRows(first: number, last: number): void {
+    if (!this.session) return;
+    const count = this.cache.rowCount;
+    const from = Math.max(0, first - MARGIN_ROWS);
+    const to = Math.min(count, last + MARGIN_ROWS);
+    const seq = ++this.seq;
+    this.pending = { from, to, seq };
+    this.told = { first, last };
+    this.post({ type: "viewport", sessionId: this.session.sessionId, from, to, visibleFrom: first, visibleTo: last, seq });
   }
 
-  private isLeafInView(): boolean {
-    const leaf = this.model.leafRow();
-    if (!leaf) return false;
-    const first = Math.floor(this.list.scrollTop / ROW_HEIGHT);
-    return leaf.row.index >= first && leaf.row.index <= first + this.list.pageSize();
+  private resize(width: number): void {
+    if (width <= 0) return;
+    const wrap = width < WRAP_BELOW_PX;
+    this.list.element.classList.toggle("wrap", wrap);
+    this.list.setRowHeight(wrap ? WRAPPED_ROW_HEIGHT : ROW_HEIGHT);
+    // Lanes get 8% of the width (at least the row's own column and one more); the text
+    // keeps the rest, whatever the depth.
+    const lanes = Math.max(2, Math.min(8, Math.floor((width * 0.08) / LANE_WIDTH)));
+    if (lanes !== this.maxLanes) {
+      this.maxLanes = lanes;
+      this.list.invalidate();
+    }
   }
 
   // -- input ------------------------------------------------------------------
 
-  private handleRowClick(index: number, onTwisty: boolean): void {
-    const row = this.model.rows[index];
-    if (!row) return;
+  private idAt(index: number): string | undefined {
+    return this.cache.get(index)?.entry.id;
+  }
+
+  /** Selects a row at once on screen (the host's answer confirms it) and tells the host. */
+  private selectRow(index: number, additive: boolean): void {
+    const id = this.idAt(index);
+    if (id === undefined || !this.session) return;
+    if (!additive) {
+      this.selection = { ids: [id], focusRow: index };
+      this.render();
+    }
+    this.post({ type: "select", sessionId: this.session.sessionId, id, add: additive });
+  }
+
+  private handleRowClick(index: number, onTwisty: boolean, additive: boolean): void {
+    const id = this.idAt(index);
+    if (id === undefined || !this.session) return;
     if (onTwisty) {
-      this.toggleFold(row);
+      this.post({ type: "toggleFold", sessionId: this.session.sessionId, id });
       return;
     }
-    this.select(index, false);
-    this.act("checkout");
+    this.selectRow(index, additive);
+    if (!additive) this.post({ type: "checkout", sessionId: this.session.sessionId, id });
   }
 
   private handleKey(e: KeyboardEvent): void {
@@ -300,24 +305,18 @@ export class TreeApp implements Disposable {
   }
 
   private runKeyAction(action: TreeKeyAction): void {
-    const count = this.model.rows.length;
-    const index = this.selectedIndex();
-    const row = this.model.rows[index];
+    const session = this.session;
+    const focusId = this.selection.ids[this.selection.ids.length - 1];
     switch (action.kind) {
-      case "move": {
-        if (count === 0) return;
-        const page = this.list.pageSize();
-        const to = { up: index - 1, down: index + 1, pageUp: index - page, pageDown: index + page, home: 0, end: count - 1 }[action.to];
-        return this.select(Math.max(0, Math.min(count - 1, index < 0 ? 0 : to)));
-      }
+      case "move":
+        if (session) this.post({ type: "navigate", sessionId: session.sessionId, move: action.to, pageSize: this.list.pageSize() });
+        return;
       case "left":
-        if (row && isFoldable(row) && !row.folded) return this.toggleFold(row);
-        return this.select(visualParentIndex(this.model.layout, index));
       case "right":
-        if (row && isFoldable(row) && row.folded) return this.toggleFold(row);
-        return this.select(firstChildIndex(this.model.layout, index));
+        if (session) this.post({ type: "navigate", sessionId: session.sessionId, move: action.kind, pageSize: this.list.pageSize() });
+        return;
       case "toggleFold":
-        if (row && isFoldable(row)) this.toggleFold(row);
+        if (session && focusId !== undefined) this.post({ type: "toggleFold", sessionId: session.sessionId, id: focusId });
         return;
       case "checkout":
         return this.act("checkout");
@@ -348,31 +347,14 @@ export class TreeApp implements Disposable {
       e.preventDefault();
       this.applySearch(this.search.value);
       this.list.element.focus();
-      if (this.selectedIndex() < 0 && this.model.rows.length > 0) this.select(0);
+      if (this.selection.ids.length === 0 && this.session) this.post({ type: "navigate", sessionId: this.session.sessionId, move: "home", pageSize: 1 });
     }
   }
 
   private act(type: "checkout" | "fork" | "label" | "copyText"): void {
-    const row = this.selectedRow();
-    if (!row || this.model.sessionId === null) return;
-    this.post({ type, sessionId: this.model.sessionId, id: row.node.summary.id });
-  }
-
-  private toggleFold(row: Row): void {
-    const id = row.node.summary.id;
-    if (!this.model.setFolded(id, !row.folded)) return;
-    this.selectedId = id;
-    this.render();
-    this.list.scrollToIndex(this.selectedIndex());
-    this.scheduleSave();
-  }
-
-  private applyFilter(mode: FilterMode): void {
-    this.model.setFilter(mode);
-    this.ui.filter = mode;
-    this.render();
-    this.list.scrollToIndex(this.selectedIndex(), "center");
-    this.scheduleSave();
+    const id = this.selection.ids[this.selection.ids.length - 1];
+    if (id === undefined || !this.session) return;
+    this.post({ type, sessionId: this.session.sessionId, id });
   }
 
   private scheduleSearch(value: string): void {
@@ -382,12 +364,8 @@ export class TreeApp implements Disposable {
 
   private applySearch(value: string): void {
     window.clearTimeout(this.searchTimer);
-    if (value === this.model.query) return;
-    this.model.setQuery(value);
-    this.ui.query = value;
-    this.render();
-    this.list.scrollToIndex(this.selectedIndex(), "center");
-    this.scheduleSave();
+    if (value === this.query) return;
+    this.post({ type: "setQuery", query: value });
   }
 
   // -- host and persistence -----------------------------------------------------
@@ -400,9 +378,12 @@ export class TreeApp implements Disposable {
     if (this.saveTimer) return;
     this.saveTimer = window.setTimeout(() => {
       this.saveTimer = 0;
-      this.ui.folded = [...this.model.folded];
-      this.ui.selectedId = this.selectedId;
-      this.ui.scrollTop = this.list.scrollTop;
+      this.ui.sessionId = this.session ? this.session.sessionId : null;
+      this.ui.topRow = this.visible.first;
+      this.ui.filter = this.filterValue;
+      this.ui.query = this.query;
+      this.ui.folded = this.folded.slice(0, 10_000);
+      this.ui.selection = [...this.selection.ids];
       this.api.setState(this.ui);
     }, SAVE_DELAY_MS);
   }

@@ -65,6 +65,17 @@ export class DetailsPanel {
     this.element.hidden = true;
   }
 
+  /** An empty pane with a hint (the editor tab, before anything is selected). */
+  showEmpty(hint: string): void {
+    this.element.hidden = false;
+    this.icon.className = "codicon codicon-info";
+    this.title.textContent = "Details";
+    this.element.setAttribute("aria-label", "Details");
+    this.facts.textContent = "";
+    this.body.classList.remove("error");
+    this.body.textContent = hint;
+  }
+
   private appendFiles(title: string, files: readonly string[]): void {
     if (files.length === 0) return;
     const block = el("div", "details-files");

@@ -1,23 +1,34 @@
 import { el, listen, type Disposable } from "../shared/dom";
 import { createRowParts, type RowParts } from "./row-painter";
 
-/** Fixed row height (px): what makes virtualisation a division. Matches VS Code's lists. */
+/** Row height (px) of one-line rows: what makes virtualisation a division. Matches VS Code's lists. */
 export const ROW_HEIGHT = 22;
+/** Row height (px) of rows whose text wraps onto a second line (narrow views). */
+export const WRAPPED_ROW_HEIGHT = 40;
 /** Rows drawn above and below the viewport so fast scrolling does not show blanks. */
-const OVERSCAN = 12;
+export const OVERSCAN = 12;
+/**
+ * The tallest scroll canvas (px). Browsers cap an element's height (Chromium near 33.5 million
+ * px): a longer list scrolls a canvas of this height, mapped proportionally onto its rows.
+ */
+const MAX_CANVAS = 8_000_000;
 
 export interface TreeListCallbacks {
   /** Called once per render pass, before any row is asked about. */
   beginPaint(): void;
   /** The row object at an index: a different object means a repaint. */
   rowAt(index: number): object | undefined;
-  /** Everything else a row's look depends on (path, leaf, selection, label...): a different key means a repaint. */
+  /** Everything else a row's look depends on (selection, lanes drawn...): a different key means a repaint. */
   stateKey(index: number): string;
   paint(parts: RowParts, index: number): void;
-  onRowClick(index: number, onTwisty: boolean): void;
+  /** `additive`: Ctrl (Cmd on macOS) was held, to add the row to the selection. */
+  onRowClick(index: number, onTwisty: boolean, additive: boolean): void;
   onRowContextMenu(index: number): void;
   onKeyDown(event: KeyboardEvent): void;
-  onScroll(scrollTop: number): void;
+  /** The list's size changed (before it renders again). */
+  onResize(width: number, height: number): void;
+  /** After every render: the rows in view, [first, last). */
+  onRendered(first: number, last: number): void;
 }
 
 interface Slot {
@@ -27,6 +38,8 @@ interface Slot {
   /** The row object and state key of that paint. */
   row: object | undefined;
   key: string;
+  /** Where the slot was last placed (px). */
+  top: number;
   /** The render pass that last used this slot. */
   pass: number;
 }
@@ -35,7 +48,7 @@ interface Slot {
  * A virtualised list: a scroll container whose only children are a sized canvas and a small pool
  * of absolutely positioned row elements, reused as the view scrolls. Row i always lives in slot
  * i mod pool size, so a one-row scroll repaints one row; and a slot whose row and state key are
- * unchanged is not repainted, so a checkout repaints only the rows whose path state changed.
+ * unchanged is not repainted, so a checkout repaints only the rows whose state changed.
  */
 export class TreeList implements Disposable {
   readonly element: HTMLDivElement;
@@ -46,12 +59,14 @@ export class TreeList implements Disposable {
   private pass = 0;
   private activeIndex = -1;
   private viewportHeight = 0;
+  private rowHeightValue = ROW_HEIGHT;
 
   constructor(private readonly callbacks: TreeListCallbacks) {
     this.element = el("div", "tree");
     this.element.setAttribute("role", "tree");
     this.element.setAttribute("aria-label", "Conversation tree");
     this.element.tabIndex = 0;
+    this.element.dataset.rowHeight = String(ROW_HEIGHT);
     this.canvas = el("div", "tree-canvas");
     this.element.appendChild(this.canvas);
     this.disposables.push(
@@ -69,6 +84,8 @@ export class TreeList implements Disposable {
     const resize = new ResizeObserver(() => {
       const wasVisible = this.isFullyVisible(this.activeIndex);
       this.viewportHeight = this.element.clientHeight;
+      this.callbacks.onResize(this.element.clientWidth, this.viewportHeight);
+      this.sizeCanvas();
       this.render();
       if (wasVisible) this.scrollToIndex(this.activeIndex);
     });
@@ -80,12 +97,40 @@ export class TreeList implements Disposable {
   setRowCount(count: number): void {
     if (count === this.rowCount) return;
     this.rowCount = count;
-    this.canvas.style.height = `${count * ROW_HEIGHT}px`;
+    this.sizeCanvas();
+  }
+
+  get rowHeight(): number {
+    return this.rowHeightValue;
+  }
+
+  /** Changes the row height, keeping the first row in view; repaints every row. */
+  setRowHeight(height: number): void {
+    if (height === this.rowHeightValue) return;
+    const top = Math.floor(this.topRow());
+    this.rowHeightValue = height;
+    this.element.dataset.rowHeight = String(height);
+    this.sizeCanvas();
+    this.invalidate();
+    this.element.scrollTop = this.scrollTopFor(top);
   }
 
   /** Rows that fit in the viewport. */
   pageSize(): number {
-    return Math.max(1, Math.floor(this.height() / ROW_HEIGHT));
+    return Math.max(1, Math.floor(this.height() / this.rowHeightValue));
+  }
+
+  /** The rows in view now: [first, last). */
+  visibleRange(): { first: number; last: number } {
+    const top = this.topRow();
+    const first = Math.min(this.rowCount, Math.max(0, Math.floor(top)));
+    const last = Math.min(this.rowCount, Math.ceil(top + this.height() / this.rowHeightValue));
+    return { first, last: Math.max(first, last) };
+  }
+
+  /** Forgets what each slot shows, so the next render repaints every row. */
+  invalidate(): void {
+    for (const slot of this.slots) slot.index = -1;
   }
 
   get scrollTop(): number {
@@ -97,17 +142,17 @@ export class TreeList implements Disposable {
     this.render();
   }
 
-  /** Scrolls the least needed to show a row ("nearest"), or puts it in the middle ("center"). */
-  scrollToIndex(index: number, align: "nearest" | "center" = "nearest"): void {
+  /** Scrolls the least needed to show a row ("nearest"), puts it in the middle ("center") or at the top ("start"). */
+  scrollToIndex(index: number, align: "nearest" | "center" | "start" = "nearest"): void {
     if (index < 0 || index >= this.rowCount) return;
-    const top = index * ROW_HEIGHT;
-    const height = this.height();
-    const current = this.element.scrollTop;
+    const rows = this.height() / this.rowHeightValue;
+    const current = this.topRow();
     let next = current;
-    if (align === "center") next = top - (height - ROW_HEIGHT) / 2;
-    else if (top < current) next = top;
-    else if (top + ROW_HEIGHT > current + height) next = top + ROW_HEIGHT - height;
-    if (next !== current) this.scrollTop = Math.max(0, next);
+    if (align === "center") next = index - (rows - 1) / 2;
+    else if (align === "start") next = index;
+    else if (index < current) next = index;
+    else if (index + 1 > current + rows) next = index + 1 - rows;
+    if (next !== current) this.scrollTop = this.scrollTopFor(Math.max(0, next));
   }
 
   /** Points aria-activedescendant at a row (when it is drawn). */
@@ -119,10 +164,11 @@ export class TreeList implements Disposable {
   /** Paints the rows in view (plus overscan) whose row or state changed, now. */
   render(): void {
     const height = this.height();
-    const scrollTop = this.element.scrollTop;
-    const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
-    const last = Math.min(this.rowCount - 1, Math.ceil((scrollTop + height) / ROW_HEIGHT) + OVERSCAN);
-    this.ensureSlots(Math.ceil(height / ROW_HEIGHT) + 2 * OVERSCAN + 2);
+    const rowHeight = this.rowHeightValue;
+    const top = this.topRow();
+    const first = Math.max(0, Math.floor(top) - OVERSCAN);
+    const last = Math.min(this.rowCount - 1, Math.ceil(top + height / rowHeight) + OVERSCAN);
+    this.ensureSlots(Math.ceil(height / rowHeight) + 2 * OVERSCAN + 2);
     const n = this.slots.length;
     const pass = ++this.pass;
     this.callbacks.beginPaint();
@@ -136,8 +182,12 @@ export class TreeList implements Disposable {
         slot.row = row;
         slot.key = key;
         this.callbacks.paint(slot.parts, i);
-        slot.parts.root.style.transform = `translateY(${i * ROW_HEIGHT}px)`;
         slot.parts.root.hidden = false;
+      }
+      const y = this.rowTop(i);
+      if (slot.top !== y) {
+        slot.top = y;
+        slot.parts.root.style.transform = `translateY(${y}px)`;
       }
     }
     for (const slot of this.slots) {
@@ -147,7 +197,8 @@ export class TreeList implements Disposable {
       slot.row = undefined;
     }
     this.updateActiveDescendant();
-    this.callbacks.onScroll(scrollTop);
+    const visible = this.visibleRange();
+    this.callbacks.onRendered(visible.first, visible.last);
   }
 
   dispose(): void {
@@ -155,16 +206,53 @@ export class TreeList implements Disposable {
     this.disposables.length = 0;
   }
 
+  // -- geometry -------------------------------------------------------------------
+  // Up to MAX_CANVAS a row sits at index × row height. Beyond, the canvas is capped and the
+  // scroll position maps proportionally onto the first row in view, and rows are placed
+  // relative to the viewport.
+
+  private fullHeight(): number {
+    return this.rowCount * this.rowHeightValue;
+  }
+
+  private scaled(): boolean {
+    return this.fullHeight() > MAX_CANVAS;
+  }
+
+  private sizeCanvas(): void {
+    this.canvas.style.height = `${Math.min(this.fullHeight(), MAX_CANVAS)}px`;
+  }
+
+  /** The (fractional) row at the top of the viewport. */
+  private topRow(): number {
+    const scrollTop = this.element.scrollTop;
+    if (!this.scaled()) return scrollTop / this.rowHeightValue;
+    const maxScroll = MAX_CANVAS - this.height();
+    const maxTop = this.rowCount - this.height() / this.rowHeightValue;
+    return maxScroll > 0 ? (Math.min(scrollTop, maxScroll) / maxScroll) * maxTop : 0;
+  }
+
+  private scrollTopFor(row: number): number {
+    if (!this.scaled()) return row * this.rowHeightValue;
+    const maxScroll = MAX_CANVAS - this.height();
+    const maxTop = this.rowCount - this.height() / this.rowHeightValue;
+    return maxTop > 0 ? (Math.min(row, maxTop) / maxTop) * maxScroll : 0;
+  }
+
+  private rowTop(index: number): number {
+    if (!this.scaled()) return index * this.rowHeightValue;
+    return Math.round(this.element.scrollTop + (index - this.topRow()) * this.rowHeightValue);
+  }
+
   private isFullyVisible(index: number): boolean {
     if (index < 0 || index >= this.rowCount) return false;
-    const top = index * ROW_HEIGHT;
-    const scrollTop = this.element.scrollTop;
-    return top >= scrollTop && top + ROW_HEIGHT <= scrollTop + this.height();
+    const top = this.topRow();
+    return index >= top && index + 1 <= top + this.height() / this.rowHeightValue;
   }
 
   private height(): number {
     if (this.viewportHeight === 0) this.viewportHeight = this.element.clientHeight;
-    return this.viewportHeight || ROW_HEIGHT * 20;
+    return this.viewportHeight || this.rowHeightValue * 20;
   }
 
   private ensureSlots(count: number): void {
@@ -174,9 +262,9 @@ export class TreeList implements Disposable {
       const parts = createRowParts(`tree-row-${this.slots.length}`);
       parts.root.hidden = true;
       this.canvas.appendChild(parts.root);
-      this.slots.push({ parts, index: -1, row: undefined, key: "", pass: 0 });
+      this.slots.push({ parts, index: -1, row: undefined, key: "", top: -1, pass: 0 });
     }
-    for (const slot of this.slots) slot.index = -1;
+    this.invalidate();
   }
 
   private updateActiveDescendant(): void {
@@ -188,7 +276,7 @@ export class TreeList implements Disposable {
   private indexAt(target: EventTarget | null): number {
     if (!(target instanceof Element)) return -1;
     const row = target.closest(".row");
-    if (!(row instanceof HTMLElement) || row.dataset.index === undefined) return -1;
+    if (!(row instanceof HTMLElement) || row.dataset.index === undefined || row.classList.contains("placeholder")) return -1;
     const index = Number(row.dataset.index);
     return Number.isInteger(index) && index >= 0 && index < this.rowCount ? index : -1;
   }
@@ -197,6 +285,6 @@ export class TreeList implements Disposable {
     const index = this.indexAt(e.target);
     if (index < 0) return;
     const onTwisty = e.target instanceof Element && e.target.classList.contains("twisty") && e.target.classList.contains("codicon");
-    this.callbacks.onRowClick(index, onTwisty);
+    this.callbacks.onRowClick(index, onTwisty, e.ctrlKey || e.metaKey);
   }
 }

@@ -9,9 +9,6 @@ import { defaultUiTimeoutMs, Workbench } from "./workbench";
 /** `publisher.name` of the packaged extension: the webview frames carry it in their URL. */
 export const arborExtensionId = "arbor-dev.arbor";
 
-/** The row height of the Conversation Tree's virtualised list (webview/tree/tree-list.ts). */
-const treeRowHeight = 22;
-
 /** The Conversation Tree's document (two frames deep). */
 export function conversationTree(workbench: Workbench): FrameLocator {
   return workbench.webview({ extensionId: arborExtensionId, title: "Conversation Tree" });
@@ -45,26 +42,35 @@ interface ScrollList {
   scrollTop: number;
   readonly scrollHeight: number;
   readonly clientHeight: number;
+  readonly dataset: { rowHeight?: string };
   querySelector(selector: string): { getAttribute(name: string): string | null } | null;
 }
 
 /**
  * Scrolls the virtualised tree until the row of `entryId` is drawn, then centres it, and returns it.
- * Only rows near the viewport exist in the DOM, so a row far away cannot be found by waiting alone.
- * Fails with a clear message when no scroll position draws it.
+ * Only rows near the viewport exist in the DOM, and the extension host sends the rows of each
+ * scroll position as it is reached (placeholders stand in until they arrive), so a row far away
+ * cannot be found by waiting alone. Fails with a clear message when no scroll position draws it.
  */
 export async function revealTreeRow(tree: FrameLocator, entryId: string, timeoutMs = defaultUiTimeoutMs): Promise<Locator> {
   const row = treeRow(tree, entryId);
   const selector = `[role="treeitem"]:not([hidden])[data-vscode-context*='"entryId":"${entryId}"']`;
   const list = tree.locator(".tree");
   await list.waitFor({ state: "visible", timeout: timeoutMs });
-  const found = await list.evaluate(async (element: unknown, args: { selector: string; rowHeight: number }) => {
+  const found = await list.evaluate(async (element: unknown, args: { selector: string }) => {
     const scroller = element as ScrollList;
+    const rowHeight = Number(scroller.dataset.rowHeight);
     const raf = (globalThis as unknown as { requestAnimationFrame(callback: () => void): number }).requestAnimationFrame;
     // Two frames: the list draws on the scroll event, which the browser dispatches in the next frame.
-    const settle = () => new Promise<void>((resolve) => raf(() => raf(() => resolve())));
+    // Then until the host's rows have replaced the placeholders (bounded: a lost answer is a bug to see).
+    const settle = async () => {
+      await new Promise<void>((resolve) => raf(() => raf(() => resolve())));
+      for (let frames = 0; frames < 300 && scroller.querySelector(".row.placeholder:not([hidden])"); frames++) {
+        await new Promise<void>((resolve) => raf(() => resolve()));
+      }
+    };
     const centre = async (index: number) => {
-      scroller.scrollTop = Math.max(0, index * args.rowHeight - (scroller.clientHeight - args.rowHeight) / 2);
+      scroller.scrollTop = Math.max(0, index * rowHeight - (scroller.clientHeight - rowHeight) / 2);
       await settle();
     };
     const drawn = scroller.querySelector(args.selector);
@@ -72,7 +78,7 @@ export async function revealTreeRow(tree: FrameLocator, entryId: string, timeout
       await centre(Number(drawn.getAttribute("data-index")));
       return true;
     }
-    const step = Math.max(args.rowHeight, scroller.clientHeight - 2 * args.rowHeight);
+    const step = Math.max(rowHeight, scroller.clientHeight - 2 * rowHeight);
     for (let top = 0; top <= scroller.scrollHeight; top += step) {
       scroller.scrollTop = top;
       await settle();
@@ -83,7 +89,7 @@ export async function revealTreeRow(tree: FrameLocator, entryId: string, timeout
       }
     }
     return false;
-  }, { selector, rowHeight: treeRowHeight });
+  }, { selector });
   if (!found) throw new Error(`The Conversation Tree draws no row for entry ${entryId} at any scroll position.`);
   await row.waitFor({ state: "visible", timeout: timeoutMs });
   return row;
@@ -223,4 +229,60 @@ export async function waitUntil<T>(what: string, check: () => T | undefined | fa
 
 function escapeRegExp(value: string): string {
   return value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/**
+ * The Conversation Tree laid out for the side bar ("view") or for an editor tab ("editor", opened
+ * with "Arbor: Open Conversation Tree in Editor"), when both may be open. Waits until it is there.
+ */
+export async function conversationTreeIn(workbench: Workbench, layout: "view" | "editor", timeoutMs = defaultUiTimeoutMs): Promise<FrameLocator> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    for (let index = 0; index < 4; index++) {
+      const frame = workbench.webview({ extensionId: arborExtensionId, title: "Conversation Tree", index });
+      if ((await frame.locator(`body[data-layout="${layout}"]`).count().catch(() => 0)) > 0) return frame;
+    }
+    if (Date.now() > deadline) throw new Error(`No Conversation Tree laid out for ${layout === "view" ? "the side bar" : "an editor tab"}.`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** For each drawn row: whether its kind (tag) shows, and how many characters of its text are on screen. */
+export async function readableRows(tree: FrameLocator): Promise<{ id: string; level: number; tagShown: boolean; visible: number; total: number; depthMarker: boolean }[]> {
+  return tree.locator(".tree").evaluate((element: unknown) => {
+    type Box = { left: number; right: number; top: number; bottom: number; width: number };
+    type Node = { nodeType: number; textContent: string | null; childNodes: ArrayLike<Node> };
+    type Row = Node & { hidden: boolean; classList: { contains(c: string): boolean }; getAttribute(n: string): string | null; getBoundingClientRect(): Box; querySelector(s: string): (Row & Node) | null };
+    const list = element as { querySelectorAll(s: string): ArrayLike<Row>; ownerDocument: { createRange(): { setStart(n: Node, o: number): void; setEnd(n: Node, o: number): void; getClientRects(): ArrayLike<Box> } } };
+    const range = list.ownerDocument.createRange();
+    const out: { id: string; level: number; tagShown: boolean; visible: number; total: number; depthMarker: boolean }[] = [];
+    for (const row of Array.from(list.querySelectorAll(".row"))) {
+      if (row.hidden || row.classList.contains("placeholder")) continue;
+      const box = row.getBoundingClientRect();
+      const text = row.querySelector(".text")!;
+      const tag = row.querySelector(".tag")!.getBoundingClientRect();
+      let visible = 0;
+      const walk = (node: Node) => {
+        if (node.nodeType === 3) {
+          const s = node.textContent ?? "";
+          for (let i = 0; i < s.length && visible < 120; i++) {
+            range.setStart(node, i);
+            range.setEnd(node, i + 1);
+            if (Array.from(range.getClientRects()).some((r) => r.width > 0 && r.left >= box.left && r.right <= box.right + 0.5 && r.bottom <= box.bottom + 0.5)) visible++;
+          }
+        } else for (const child of Array.from(node.childNodes)) walk(child);
+      };
+      walk(text);
+      const context = JSON.parse(row.getAttribute("data-vscode-context") ?? "{}") as { entryId?: string };
+      out.push({
+        id: context.entryId ?? "",
+        level: Number(row.getAttribute("aria-level")),
+        tagShown: tag.width > 0 && tag.left >= box.left && tag.right <= box.right,
+        visible,
+        total: (text.textContent ?? "").length,
+        depthMarker: row.querySelector(".guide.depth") !== null,
+      });
+    }
+    return out;
+  });
 }

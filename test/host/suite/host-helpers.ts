@@ -10,9 +10,13 @@ import type { SampleSessions } from "../../support/sample-sessions";
 export interface TreeProbe {
   readonly selectedEntryId: string | null;
   readonly webviewProblems: readonly string[];
+  /** The last message of each type the host posted to a tree webview. */
   readonly lastPosted: ReadonlyMap<HostToWebviewMessage["type"], HostToWebviewMessage>;
+  /** The last message of each type a tree webview sent. */
+  readonly lastReceived: ReadonlyMap<string, { type: string; sessionId?: string }>;
   reveal(entryId: string): void;
-  receive(raw: unknown): void;
+  /** The host's tree (the model every tree webview is fed its rows from). */
+  readonly hub: { readonly model: { readonly index: { positionOf(id: string): number | undefined; summary(i: number): { unsaved?: boolean } } } };
 }
 
 /** The parts of Arbor's API the hardening tests use. */

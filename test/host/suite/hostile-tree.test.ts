@@ -51,14 +51,22 @@ describe("one bad field never blanks the Conversation Tree (issue 9.7)", functio
     const sm = hooks(arbor).currentSession!;
     assert.equal(sm.getSessionFile(), file);
     const problemsBefore = tree.webviewProblems.length;
-    // The webview selects a revealed entry only once it holds the state: the selection coming back
-    // proves the state message got through the webview's guards and was drawn.
-    await until(() => {
-      tree.reveal("b0000004");
-      return tree.selectedEntryId === "b0000004";
-    }, "the webview to draw the session and select the compaction", 20_000);
+    // The webview reports the rows it shows only once it has drawn the host's message for that
+    // session: a viewport report naming it proves the message got through the webview's guards.
+    const shown = () => {
+      const sent = tree.lastPosted.get("tree");
+      const seen = tree.lastReceived.get("viewport");
+      return sent?.type === "tree" && sent.session !== null && seen?.sessionId === sent.session.sessionId;
+    };
+    await until(shown, "the webview to draw the session", 20_000);
+    tree.reveal("b0000004");
+    assert.equal(tree.selectedEntryId, "b0000004");
     // Selecting a compaction asks for its details; the malformed one is answered with an error.
-    await until(() => tree.lastPosted.get("entryDetails")?.type === "entryDetails", "the details answer");
+    // (An earlier test may have left another entry's answer behind: wait for this entry's.)
+    await until(() => {
+      const answer = tree.lastPosted.get("entryDetails");
+      return answer?.type === "entryDetails" && answer.entryId === "b0000004";
+    }, "the details answer");
     const details = tree.lastPosted.get("entryDetails");
     assert.ok(details?.type === "entryDetails" && details.ok === false, JSON.stringify(details).slice(0, 300));
     assert.equal(details.entryId, "b0000004");
@@ -70,9 +78,11 @@ describe("one bad field never blanks the Conversation Tree (issue 9.7)", functio
     }, "the entry with the odd id to be selectable");
     const dropped = tree.webviewProblems.slice(problemsBefore).filter((p) => /dropped/.test(p));
     assert.deepEqual(dropped, [], "the webview dropped no message");
-    const state = tree.lastPosted.get("state");
-    assert.ok(state?.type === "state" && state.session);
-    assert.equal(state.session.entries.length, sm.getEntryCount(), "every entry was sent");
+    const state = tree.lastPosted.get("tree");
+    assert.ok(state?.type === "tree" && state.session);
+    assert.equal(state.session.entryCount, sm.getEntryCount(), "every entry is in the tree");
+    assert.equal(state.window.rows.length, state.window.rowCount, "a session this small fits one window");
+    assert.ok(state.window.rows.some((r) => r.entry.clamped), "the odd entries are drawn, marked");
   });
 
   it("Label and Rename refuse input over the limit and write nothing", async () => {

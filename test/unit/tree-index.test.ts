@@ -2,25 +2,34 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { appendToProjection, pathToRoot, projectTree, resolveEntryNode, type TreeNode, type TreeProjection } from "../../src/core/tree/projection";
+import { NONE, TreeIndex } from "../../src/core/tree/tree-index";
 import type { EntrySummary } from "../../src/core/tree/types";
-import { chain, entry } from "../support/webview-harness.fixtures";
+import { chain, entry, rng } from "../support/webview-harness.fixtures";
 
 /** Pre-order ids with their drawn parent, as "id<parent". */
-function shape(p: TreeProjection): string[] {
+function shape(p: TreeIndex): string[] {
   const out: string[] = [];
-  const stack: TreeNode[] = [...p.roots].reverse();
-  while (stack.length > 0) {
-    const n = stack.pop() as TreeNode;
-    out.push(`${n.summary.id}<${n.parent ? n.parent.summary.id : "-"}`);
-    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+  for (let n = p.firstRoot; n !== NONE; n = p.nextInPreorder(n)) {
+    const parent = p.parent(n);
+    out.push(`${p.summary(n).id}<${parent === NONE ? "-" : p.summary(parent).id}`);
   }
   return out;
 }
 
+const projectTree = (entries: EntrySummary[]): TreeIndex => TreeIndex.build([...entries]);
+const orphan = (p: TreeIndex, id: string): boolean | undefined => {
+  const i = p.positionOf(id);
+  return i === undefined || !p.isNode(i) ? undefined : p.isOrphan(i);
+};
+/** The id of the node an id resolves to; null for a marker at root position; undefined for an unknown id. */
+const resolved = (p: TreeIndex, id: string): string | null | undefined => {
+  const i = p.resolve(id);
+  return i === undefined ? undefined : i === NONE ? null : p.summary(i).id;
+};
+
 const at = (s: number): string => new Date(Date.UTC(2025, 0, 1, 0, 0, s)).toISOString();
 
-describe("tree projection", () => {
+describe("tree index", () => {
   it("builds a chain and a branch, children oldest first", () => {
     const entries = [...chain(["a", "b", "c"]), entry("d", "b"), entry("e", "d")];
     assert.deepEqual(shape(projectTree(entries)), ["a<-", "b<a", "c<b", "d<b", "e<d"]);
@@ -51,35 +60,35 @@ describe("tree projection", () => {
     const entries = [entry("a", null), entry("o", "missing"), entry("b", null), entry("c", "a")];
     const p = projectTree(entries);
     assert.deepEqual(shape(p), ["a<-", "c<a", "o<-", "b<-"]);
-    assert.equal(p.nodes.get("o")?.orphan, true);
-    assert.equal(p.nodes.get("a")?.orphan, false);
-    assert.ok(p.missingParentIds.has("missing"));
+    assert.equal(orphan(p, "o"), true);
+    assert.equal(orphan(p, "a"), false);
+    assert.equal(p.append([entry("missing", null)]).ok, false, "the missing parent arriving later forces a rebuild");
   });
 
   it("treats an entry that is its own parent as a root, like the reference", () => {
     const p = projectTree([entry("self", "self"), entry("k", "self")]);
     assert.deepEqual(shape(p), ["self<-", "k<self"]);
-    assert.equal(p.nodes.get("self")?.orphan, false);
+    assert.equal(orphan(p, "self"), false);
   });
 
   it("accepts parents that appear after their children in the file", () => {
     const p = projectTree([entry("child", "parent"), entry("parent", null)]);
     assert.deepEqual(shape(p), ["parent<-", "child<parent"]);
-    assert.equal(p.nodes.get("child")?.orphan, false);
+    assert.equal(orphan(p, "child"), false);
   });
 
   it("cuts parent cycles so that every entry is still drawn", () => {
     const p = projectTree([entry("r", null), entry("x", "y"), entry("y", "x"), entry("z", "y")]);
     const ids = shape(p).map((s) => s.split("<")[0]);
     assert.deepEqual([...ids].sort(), ["r", "x", "y", "z"]);
-    assert.equal(p.nodes.get("x")?.orphan, true);
-    assert.equal(p.nodes.get("x")?.parent, null);
+    assert.equal(orphan(p, "x"), true);
+    assert.equal(p.parent(p.positionOf("x")!), NONE);
   });
 
   it("cuts a loop through a checkout marker (an entry under a marker that names it as parent)", () => {
     const p = projectTree([entry("r", null), entry("x", "m"), entry("m", "x", { type: "custom", customType: "arbor.checkout", checkoutMarker: true })]);
     assert.deepEqual(shape(p), ["r<-", "x<-"]);
-    assert.equal(p.nodes.get("x")?.orphan, true);
+    assert.equal(orphan(p, "x"), true);
   });
 
   it("splices checkout markers out: their children hang from the marker's parent", () => {
@@ -92,31 +101,46 @@ describe("tree projection", () => {
     ];
     const p = projectTree(entries);
     assert.deepEqual(shape(p), ["a<-", "b<a", "c<b", "d<a", "e<a"]);
-    assert.equal(p.nodes.has("m1"), false);
-    assert.equal(resolveEntryNode(p, "m2")?.summary.id, "a");
-    assert.equal(resolveEntryNode(p, "nope"), undefined);
+    assert.equal(p.isNode(p.positionOf("m1")!), false);
+    assert.equal(p.nodeCount, 5);
+    assert.equal(resolved(p, "m2"), "a");
+    assert.equal(resolved(p, "nope"), undefined);
   });
 
   it("makes the children of a root-level or orphaned marker roots", () => {
     const marker = { type: "custom", customType: "arbor.checkout", checkoutMarker: true } as const;
     const p = projectTree([entry("m", null, marker), entry("a", "m"), entry("mo", "gone", marker), entry("b", "mo")]);
     assert.deepEqual(shape(p), ["a<-", "b<-"]);
-    assert.equal(p.nodes.get("a")?.orphan, false);
-    assert.equal(p.nodes.get("b")?.orphan, true);
-    assert.equal(resolveEntryNode(p, "m"), null);
+    assert.equal(orphan(p, "a"), false);
+    assert.equal(orphan(p, "b"), true);
+    assert.equal(resolved(p, "m"), null);
   });
 
   it("lets the last of duplicate ids win, as the reference's index does, and counts the rest", () => {
     const p = projectTree([entry("a", null), entry("d", "a", { preview: "first" }), entry("d", "a", { preview: "second" })]);
     assert.equal(p.duplicateCount, 1);
-    assert.equal(p.nodes.get("d")?.summary.preview, "second");
+    assert.equal(p.summary(p.positionOf("d")!).preview, "second");
     assert.deepEqual(shape(p), ["a<-", "d<a"]);
   });
 
-  it("returns the path root first", () => {
-    const p = projectTree(chain(["a", "b", "c"]));
-    assert.deepEqual(pathToRoot(p.nodes.get("c") ?? null).map((n) => n.summary.id), ["a", "b", "c"]);
-    assert.deepEqual(pathToRoot(null), []);
+  it("knows ancestors", () => {
+    const p = projectTree([...chain(["a", "b", "c"]), entry("x", "a")]);
+    const at = (id: string) => p.positionOf(id)!;
+    assert.equal(p.isAncestorOrSelf(at("a"), at("c")), true);
+    assert.equal(p.isAncestorOrSelf(at("c"), at("c")), true);
+    assert.equal(p.isAncestorOrSelf(at("b"), at("x")), false);
+  });
+
+  it("builds a 100,000-deep chain without recursion", () => {
+    const n = 100_000;
+    const entries: EntrySummary[] = [];
+    for (let i = 0; i < n; i++) entries.push({ id: `e${i}`, parentId: i ? `e${i - 1}` : null, type: "message", role: "user", timestamp: "", line: i + 2, preview: "" });
+    entries.push({ id: "m", parentId: `e${n - 1}`, type: "custom", customType: "arbor.checkout", checkoutMarker: true, timestamp: "", line: 0, preview: "" });
+    const p = projectTree(entries);
+    let count = 0;
+    for (let i = p.firstRoot; i !== NONE; i = p.nextInPreorder(i)) count++;
+    assert.equal(count, n);
+    assert.equal(resolved(p, "m"), `e${n - 1}`);
   });
 
   describe("incremental append", () => {
@@ -131,19 +155,20 @@ describe("tree projection", () => {
       ];
       for (let split = 0; split <= all.length; split++) {
         const p = projectTree(all.slice(0, split));
-        const result = appendToProjection(p, all.slice(split));
+        const result = p.append(all.slice(split));
         assert.ok(result.ok);
         assert.deepEqual(shape(p), shape(projectTree(all)), `split at ${split}`);
         assert.deepEqual(
-          result.added.map((n) => n.summary.id),
+          result.added.map((n) => p.summary(n).id),
           all.slice(split).filter((e) => !e.checkoutMarker).map((e) => e.id),
         );
+        for (const e of all) assert.equal(orphan(p, e.id), orphan(projectTree(all), e.id), `orphan ${e.id} at split ${split}`);
       }
     });
 
     it("sorts an appended entry that is older than its siblings", () => {
       const p = projectTree([entry("r", null, { timestamp: at(0) }), entry("x", "r", { timestamp: at(50) })]);
-      const result = appendToProjection(p, [entry("y", "r", { timestamp: at(10) })]);
+      const result = p.append([entry("y", "r", { timestamp: at(10) })]);
       assert.ok(result.ok);
       assert.deepEqual(shape(p), ["r<-", "y<r", "x<r"]);
     });
@@ -151,12 +176,21 @@ describe("tree projection", () => {
     it("refuses, untouched, a duplicate id or a late parent of existing orphans", () => {
       const p = projectTree([entry("a", null), entry("o", "late")]);
       const before = shape(p);
-      const dup = appendToProjection(p, [entry("n", "a"), entry("a", null)]);
+      const dup = p.append([entry("n", "a"), entry("a", null)]);
       assert.equal(dup.ok, false);
-      const late = appendToProjection(p, [entry("late", "a")]);
+      const late = p.append([entry("late", "a")]);
       assert.equal(late.ok, false);
       assert.deepEqual(shape(p), before);
-      assert.equal(p.nodes.has("n"), false);
+      assert.equal(p.positionOf("n"), undefined);
+      assert.equal(p.size, 2);
+    });
+
+    it("rebuilds to the same tree as a fresh build when an append is refused", () => {
+      const all = [entry("a", null), entry("o", "late"), entry("late", "a"), entry("a", null, { preview: "again" })];
+      const p = projectTree(all.slice(0, 2));
+      p.appendByRebuild(all.slice(2));
+      assert.deepEqual(shape(p), shape(projectTree(all)));
+      assert.equal(orphan(p, "o"), false);
     });
   });
 });
@@ -176,15 +210,6 @@ interface RefPackage {
   SessionManager: { open(file: string, sessionDir?: string): RefManager };
 }
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * A random acyclic session: parents are mostly the previous entry, sometimes an older one, a root
@@ -233,7 +258,7 @@ function refShape(roots: RefNode[]): string[] {
   return out;
 }
 
-describe("tree projection against the reference's getTree", () => {
+describe("tree index against the reference's getTree", () => {
   let pi: RefPackage;
   let dir: string;
   before(async () => {

@@ -1,0 +1,423 @@
+import { passesFilter, type FilterMode } from "./filters";
+import { matchesSearch, parseSearchQuery, searchableText } from "./search";
+import { NONE, TreeIndex } from "./tree-index";
+import { TreeRows } from "./tree-rows";
+import type { EntrySummary } from "./types";
+
+/** A label set on an entry, or cleared (`label: null`). */
+export interface LabelChange {
+  targetId: string;
+  label: string | null;
+}
+
+/** Everything the tree needs about one session. */
+export interface SessionData {
+  sessionId: string;
+  name: string | null;
+  /** In file order. The model keeps this array and appends to it. */
+  entries: EntrySummary[];
+  /** The resolved label map (last label entry per target wins). */
+  labels: readonly { targetId: string; label: string }[];
+  leafId: string | null;
+}
+
+/** Counters that show which path an update took (tests and benchmarks read them). */
+export interface TreeModelStats {
+  builds: number;
+  layouts: number;
+  fastAppends: number;
+}
+
+/** Where the leaf is drawn: its own row, or (when the leaf is hidden) the nearest drawn ancestor's. */
+export interface LeafRow {
+  row: number;
+  exact: boolean;
+}
+
+/** What the selected compaction replaced, for marking rows. */
+export interface CompactionSpanInfo {
+  compaction: number;
+  /** The first kept entry, when it lies on the compaction's path; else NONE (nothing was kept). */
+  kept: number;
+  /** How many path entries the summary stands in for. */
+  replacedCount: number;
+}
+
+/** Most entries one selection holds: two, so that two branches can be compared. */
+export const MAX_SELECTED = 2;
+
+/**
+ * The Conversation Tree's state in the extension host: the session's entries (TreeIndex), the
+ * drawn rows under the filter, search and folds (TreeRows), the active path, labels and the
+ * selection. Increments take the cheap way when they can (appending at the end, moving the
+ * leaf, relabelling under a filter that ignores labels) and rebuild otherwise. Webviews draw
+ * only windows of `rows`.
+ */
+export class TreeModel {
+  private indexValue: TreeIndex = TreeIndex.build([]);
+  private rowsValue: TreeRows;
+  private readonly labelMap = new Map<string, string>();
+  private readonly foldedIds = new Set<string>();
+  private queryValue = "";
+  private tokens: string[] = [];
+  private sessionIdValue: string | null = null;
+  private nameValue: string | null = null;
+  private leafIdValue: string | null = null;
+  private leafNode = NONE;
+  private onPath = new Uint8Array(16);
+  private searchTexts: (string | undefined)[] = [];
+  private selected: string[] = [];
+  private span: CompactionSpanInfo | undefined;
+  private spanMark = new Uint8Array(16);
+  private versionValue = 0;
+  private leafRowCache: { version: number; value: LeafRow | undefined } | undefined;
+  readonly stats: TreeModelStats = { builds: 0, layouts: 0, fastAppends: 0 };
+
+  private constructor(private filterValue: FilterMode) {
+    this.rowsValue = this.layout();
+  }
+
+  static create(filter: FilterMode = "default"): TreeModel {
+    return new TreeModel(filter);
+  }
+
+  /** Increases on every change that can alter what is drawn. */
+  get version(): number {
+    return this.versionValue;
+  }
+  get sessionId(): string | null {
+    return this.sessionIdValue;
+  }
+  get name(): string | null {
+    return this.nameValue;
+  }
+  get index(): TreeIndex {
+    return this.indexValue;
+  }
+  get rows(): TreeRows {
+    return this.rowsValue;
+  }
+  get filter(): FilterMode {
+    return this.filterValue;
+  }
+  get query(): string {
+    return this.queryValue;
+  }
+  get searchTokens(): readonly string[] {
+    return this.tokens;
+  }
+  get folded(): ReadonlySet<string> {
+    return this.foldedIds;
+  }
+  get labels(): ReadonlyMap<string, string> {
+    return this.labelMap;
+  }
+  get leafId(): string | null {
+    return this.leafIdValue;
+  }
+  /** Selected entry ids, oldest first; the last one has the focus. */
+  get selection(): readonly string[] {
+    return this.selected;
+  }
+  get focusId(): string | null {
+    return this.selected.length > 0 ? this.selected[this.selected.length - 1] : null;
+  }
+
+  /** Whether an entry position is on the path from a root to the leaf. */
+  isOnPath(i: number): boolean {
+    return this.onPath[i] === 1;
+  }
+
+  /**
+   * Replaces the whole session (or clears it with null), in one layout. Folds and the selection
+   * are replaced too; the filter and the search are kept.
+   */
+  load(data: SessionData | null, folded: Iterable<string> = [], selection: readonly string[] = []): void {
+    const keep = [...folded];
+    this.foldedIds.clear();
+    for (const id of keep) this.foldedIds.add(id);
+    this.sessionIdValue = data ? data.sessionId : null;
+    this.nameValue = data ? data.name : null;
+    this.labelMap.clear();
+    for (const l of data ? data.labels : []) this.labelMap.set(l.targetId, l.label);
+    this.indexValue = TreeIndex.build(data ? data.entries : []);
+    this.afterBuild(data ? data.leafId : null);
+    this.selected = selection.filter((id) => this.indexValue.resolve(id) !== undefined).slice(-MAX_SELECTED);
+    if (this.selected.length === 0) {
+      const leaf = this.leafRow();
+      if (leaf) this.selected = [this.idAt(leaf.row)];
+    }
+    this.afterLayout();
+  }
+
+  /** Appends entries (file order) and moves the leaf, the way every append does. */
+  append(entries: readonly EntrySummary[], leafId: string | null): void {
+    let labelsChanged = false;
+    for (const e of entries) {
+      if (e.type === "label" && e.targetId !== undefined) labelsChanged = this.setLabel(e.targetId, e.label ?? null) || labelsChanged;
+    }
+    const result = this.indexValue.append(entries);
+    if (!result.ok) {
+      this.indexValue.appendByRebuild(entries);
+      this.afterBuild(leafId);
+      this.afterLayout();
+      return;
+    }
+    this.ensurePerPosition();
+    if (!(labelsChanged && this.labelsMatter()) && this.rowsValue.appendNodes(result.added)) this.stats.fastAppends++;
+    else this.rowsValue = this.layout();
+    this.moveLeafTo(leafId);
+    this.changed();
+    this.afterLayout();
+  }
+
+  /** Moves the leaf (a checkout): costs the detour between the old and the new leaf, not a relayout. */
+  moveLeaf(leafId: string | null): void {
+    this.moveLeafTo(leafId);
+    this.changed();
+  }
+
+  /** Applies label changes; relays out only when the filter or the search looks at labels. */
+  applyLabelChanges(changes: readonly LabelChange[]): void {
+    let changedAny = false;
+    for (const c of changes) changedAny = this.setLabel(c.targetId, c.label) || changedAny;
+    if (changedAny && this.labelsMatter()) {
+      this.rowsValue = this.layout();
+      this.afterLayout();
+    } else this.changed();
+  }
+
+  rename(name: string | null): void {
+    this.nameValue = name;
+    this.changed();
+  }
+
+  setFilter(filter: FilterMode): void {
+    if (filter === this.filterValue) return;
+    this.filterValue = filter;
+    this.rowsValue = this.layout();
+    this.afterLayout();
+  }
+
+  setQuery(query: string): void {
+    const tokens = parseSearchQuery(query);
+    this.queryValue = query;
+    if (tokens.join(" ") === this.tokens.join(" ")) return;
+    this.tokens = tokens;
+    this.rowsValue = this.layout();
+    this.afterLayout();
+  }
+
+  /** Restores what a webview saved (filter, search, folds, selection) in one layout. */
+  restoreView(filter: FilterMode, query: string, folded: readonly string[], selection: readonly string[]): void {
+    this.filterValue = filter;
+    this.queryValue = query;
+    this.tokens = parseSearchQuery(query);
+    this.foldedIds.clear();
+    for (const id of folded) this.foldedIds.add(id);
+    const kept = selection.filter((id) => this.indexValue.resolve(id) !== undefined).slice(-MAX_SELECTED);
+    if (kept.length > 0) this.selected = kept;
+    this.rowsValue = this.layout();
+    this.afterLayout();
+  }
+
+  /** Folds or unfolds a branch point. Returns false when the id is not a drawn branch point in that state. */
+  setFolded(id: string, folded: boolean): boolean {
+    const i = this.indexValue.positionOf(id);
+    if (i === undefined || !this.indexValue.isNode(i) || this.rowsValue.rowOf(i) < 0) return false;
+    if (!this.rowsValue.isBranchPoint(i) || this.rowsValue.isFolded(i) === folded) return false;
+    if (folded) this.foldedIds.add(id);
+    else this.foldedIds.delete(id);
+    this.rowsValue = this.layout();
+    this.afterLayout();
+    return true;
+  }
+
+  /**
+   * Selects an entry (its drawn row, or its nearest drawn ancestor's). With `add`, the entry joins
+   * the selection (dropping the oldest past MAX_SELECTED) or, when already selected, leaves it.
+   * Returns false for an id that is not in the tree.
+   */
+  select(id: string, add = false): boolean {
+    const i = this.indexValue.resolve(id);
+    if (i === undefined || i === NONE) return false;
+    const row = this.rowsValue.nearestRow(i);
+    if (row < 0) return false;
+    const drawn = this.idAt(row);
+    if (!add) this.selected = [drawn];
+    else if (this.selected.includes(drawn)) this.selected = this.selected.filter((s) => s !== drawn);
+    else this.selected = [...this.selected, drawn].slice(-MAX_SELECTED);
+    this.updateSpan();
+    this.changed();
+    return true;
+  }
+
+  /** The entry id drawn at a row. */
+  idAt(row: number): string {
+    return this.indexValue.idAt(this.rowsValue.nodeAt(row));
+  }
+
+  /** The row of an entry (its own, or its nearest drawn ancestor's when hidden), or -1. */
+  rowOfId(id: string): number {
+    const i = this.indexValue.resolve(id);
+    return i === undefined || i === NONE ? -1 : this.rowsValue.nearestRow(i);
+  }
+
+  /** The focused row, or -1. */
+  focusRow(): number {
+    const id = this.focusId;
+    return id === null ? -1 : this.rowOfId(id);
+  }
+
+  /** Where the leaf is drawn: its row, or the nearest drawn ancestor's when it is hidden or folded away. */
+  leafRow(): LeafRow | undefined {
+    // Asked for every row sent; under a filter that hides most entries the walk can be long.
+    if (this.leafRowCache?.version === this.versionValue) return this.leafRowCache.value;
+    let value: LeafRow | undefined;
+    if (this.leafNode !== NONE) {
+      const exact = this.rowsValue.rowOf(this.leafNode);
+      const row = exact >= 0 ? exact : this.rowsValue.nearestRow(this.leafNode);
+      if (row >= 0) value = { row, exact: exact >= 0 };
+    }
+    this.leafRowCache = { version: this.versionValue, value };
+    return value;
+  }
+
+  /** The span of the focused compaction, if the focus is one. */
+  compactionSpan(): CompactionSpanInfo | undefined {
+    return this.span;
+  }
+
+  /** A row's place relative to the focused compaction's span. */
+  spanState(i: number): "replaced" | "kept" | undefined {
+    if (!this.span) return undefined;
+    if (i === this.span.kept) return "kept";
+    return this.spanMark[i] === 1 ? "replaced" : undefined;
+  }
+
+  // ------------------------------------------------------------------ internals
+
+  private layout(): TreeRows {
+    this.stats.layouts++;
+    const index = this.indexValue;
+    const labels = this.labelMap;
+    const filter = this.filterValue;
+    const tokens = this.tokens;
+    const folded = this.foldedIds;
+    const everything = filter === "all" && tokens.length === 0;
+    const shows = (i: number): boolean => {
+      if (everything) return true;
+      const e = index.summary(i);
+      if (!passesFilter(e, filter, labels.has(e.id))) return false;
+      if (tokens.length === 0) return true;
+      let text = this.searchTexts[i];
+      if (text === undefined) text = this.searchTexts[i] = searchableText(e);
+      return matchesSearch(text, labels.get(e.id), tokens);
+    };
+    return new TreeRows(index, shows, folded.size === 0 ? () => false : (i) => folded.has(index.idAt(i)));
+  }
+
+  private afterBuild(leafId: string | null): void {
+    this.stats.builds++;
+    this.searchTexts = [];
+    this.onPath = new Uint8Array(Math.max(16, this.indexValue.size));
+    this.spanMark = new Uint8Array(this.onPath.length);
+    this.span = undefined;
+    this.leafNode = NONE;
+    this.rowsValue = this.layout();
+    this.leafIdValue = leafId;
+    this.leafNode = this.resolveLeaf(leafId);
+    for (let n = this.leafNode; n !== NONE; n = this.indexValue.parent(n)) this.onPath[n] = 1;
+    this.changed();
+  }
+
+  /** Keeps the selection on drawn rows (a hidden entry hands it to its nearest drawn ancestor) and bumps the version. */
+  private afterLayout(): void {
+    const kept: string[] = [];
+    for (const id of this.selected) {
+      const row = this.rowOfId(id);
+      if (row < 0) continue;
+      const drawn = this.idAt(row);
+      if (!kept.includes(drawn)) kept.push(drawn);
+    }
+    if (kept.length === 0 && this.selected.length > 0 && this.rowsValue.count > 0) kept.push(this.idAt(0));
+    this.selected = kept;
+    this.updateSpan();
+    this.changed();
+  }
+
+  private resolveLeaf(leafId: string | null): number {
+    if (leafId === null) return NONE;
+    const i = this.indexValue.resolve(leafId);
+    return i === undefined ? NONE : i;
+  }
+
+  private ensurePerPosition(): void {
+    const n = this.indexValue.size;
+    if (n <= this.onPath.length) return;
+    const size = Math.max(n, this.onPath.length * 2);
+    const path = new Uint8Array(size);
+    path.set(this.onPath);
+    this.onPath = path;
+    const mark = new Uint8Array(size);
+    mark.set(this.spanMark);
+    this.spanMark = mark;
+  }
+
+  /** Walks only the detour: up from the new leaf to the old path, and down the old path from the old leaf. */
+  private moveLeafTo(leafId: string | null): void {
+    const index = this.indexValue;
+    const leaf = this.resolveLeaf(leafId);
+    const entering: number[] = [];
+    let common = leaf;
+    while (common !== NONE && this.onPath[common] !== 1) {
+      entering.push(common);
+      common = index.parent(common);
+    }
+    for (let n = this.leafNode; n !== NONE && n !== common; n = index.parent(n)) this.onPath[n] = 0;
+    for (const n of entering) this.onPath[n] = 1;
+    this.leafIdValue = leafId;
+    this.leafNode = leaf;
+  }
+
+  private updateSpan(): void {
+    const index = this.indexValue;
+    const focus = this.focusId;
+    const i = focus === null ? undefined : index.positionOf(focus);
+    const isCompaction = i !== undefined && index.isNode(i) && index.summary(i).type === "compaction";
+    if (this.span && (!isCompaction || this.span.compaction !== i)) {
+      const anchor = this.span.kept !== NONE ? this.span.kept : this.span.compaction;
+      for (let n = index.parent(anchor); n !== NONE; n = index.parent(n)) this.spanMark[n] = 0;
+      this.span = undefined;
+    }
+    if (!isCompaction || this.span) return;
+    // Context resolution keeps the path entries from firstKeptEntryId on, or none when that id is
+    // not on the path: then the whole path before the compaction was replaced.
+    const keptId = index.summary(i).firstKeptEntryId;
+    let kept = NONE;
+    const k = keptId === undefined ? undefined : index.positionOf(keptId);
+    if (k !== undefined && index.isNode(k) && k !== i && index.isAncestorOrSelf(k, i)) kept = k;
+    const anchor = kept !== NONE ? kept : i;
+    let count = 0;
+    for (let n = index.parent(anchor); n !== NONE; n = index.parent(n)) {
+      this.spanMark[n] = 1;
+      count++;
+    }
+    this.span = { compaction: i, kept, replacedCount: count };
+  }
+
+  private labelsMatter(): boolean {
+    return this.filterValue === "labeled-only" || this.tokens.length > 0;
+  }
+
+  private setLabel(targetId: string, label: string | null): boolean {
+    const before = this.labelMap.get(targetId);
+    if (label === null || label === "") this.labelMap.delete(targetId);
+    else this.labelMap.set(targetId, label);
+    return before !== this.labelMap.get(targetId);
+  }
+
+  private changed(): void {
+    this.versionValue++;
+  }
+}

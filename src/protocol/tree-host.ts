@@ -1,0 +1,540 @@
+/**
+ * The host's half of the Conversation Tree protocol: one TreeHub per window holds the tree
+ * (TreeModel) and the state every tree webview shares (filter, search, folds, selection); each
+ * open webview (the side view, an editor tab) is a TreeViewPort that knows which rows that
+ * webview shows and sends it only those, plus a margin. No vscode and no Node: the extension
+ * adapts it to webviews, and the tests and benchmarks drive it directly.
+ */
+import type { FilterMode } from "../core/tree/filters";
+import { NONE } from "../core/tree/tree-index";
+import { TreeModel, type LabelChange, type SessionData } from "../core/tree/tree-model";
+import type { EntrySummary } from "../core/tree/types";
+import { clampLabel, clampSummary, clampText, SafeIds } from "./clamp";
+import { describeInvalidMessage, isHostToWebviewMessage, isWebviewToHostMessage } from "./guards";
+import {
+  LIMITS,
+  type EntryDetails,
+  type EntryDetailsMessage,
+  type HostToWebviewMessage,
+  type LogLevel,
+  type NavigationMove,
+  type ReadOnlyNotice,
+  type SavedTreeState,
+  type ScrollRequest,
+  type TreeMessage,
+  type TreeRow,
+  type WebviewToHostMessage,
+} from "./messages";
+
+/** Indent columns sent per row: more than any side bar draws; the webview draws what fits. */
+export const LANES_SENT = 8;
+/** Rows held on either side of the visible ones when the host picks the window itself. */
+const MARGIN_ROWS = 60;
+/** Rows assumed visible before a webview says. */
+const DEFAULT_VISIBLE = 40;
+
+/** What the tree asks of the rest of the extension. */
+export interface TreeHostActions {
+  checkout(id: string): void | Promise<void>;
+  fork(id: string): void | Promise<void>;
+  label(id: string): void | Promise<void>;
+  copyText(id: string): void | Promise<void>;
+  /** "Fork" on the read-only banner. */
+  forkReadOnly(): void | Promise<void>;
+  /**
+   * The long form of an entry (ids in it go out through `ids`), or why it cannot be shown;
+   * undefined when there is no entry with that id.
+   */
+  details(entryId: string, ids: SafeIds): { ok: true; details: EntryDetails } | { ok: false; error: string } | undefined;
+  log(level: LogLevel, message: string): void;
+  /** An action failed: tell the user. */
+  fail?(message: string): void;
+}
+
+/** How a change moves each webview's scroll position. */
+interface ScrollPolicy {
+  /** Applies only to this port (the one the user acted in); undefined: every port. */
+  only?: TreeViewPort;
+  target: "focus" | "leaf" | "none";
+  align: ScrollRequest["align"];
+  /** Only when the target is out of view. */
+  ifHidden?: boolean;
+}
+
+/**
+ * The shared tree of one window. The extension calls the session-side methods (`showSession`,
+ * `append`, `moveLeaf`, ...) as the session changes; webviews connect with `connect`.
+ */
+export class TreeHub {
+  readonly model: TreeModel;
+  private title = "";
+  private readOnly: ReadOnlyNotice | null = null;
+  private readonly ports = new Set<TreeViewPort>();
+  /** No one has changed the filter, search, folds or selection of this session here yet: a webview's saved state may be adopted. */
+  private untouched = true;
+  private filterChosen = false;
+  private versionValue = 0;
+  /** Stand-ins for ids the protocol refuses, per session (see clamp.ts). */
+  private ids = new SafeIds();
+  /** Messages from webviews that failed validation (tests and diagnostics read it). */
+  rejectedMessages = 0;
+  /** Warnings and errors the webviews reported (their only channel for them), newest last. */
+  readonly webviewProblems: string[] = [];
+
+  constructor(
+    private readonly actions: TreeHostActions,
+    defaultFilter: FilterMode = "default",
+  ) {
+    this.model = TreeModel.create(defaultFilter);
+  }
+
+  /** Increases with every change sent; a window's rows carry it. */
+  get version(): number {
+    return this.versionValue;
+  }
+  /** Selected entry ids, oldest first; the last one has the focus. */
+  get selection(): readonly string[] {
+    return this.model.selection;
+  }
+  get sessionId(): string | null {
+    return this.model.sessionId;
+  }
+
+  /** Connects a webview: `post` delivers messages to it. Dispose the port when the webview goes. */
+  connect(post: (message: HostToWebviewMessage) => void): TreeViewPort {
+    const port = new TreeViewPort(this, post);
+    this.ports.add(port);
+    return port;
+  }
+
+  // ------------------------------------------------------------ session side
+
+  /**
+   * Shows a session (null: none). The same session again keeps the folds, the selection and
+   * what each webview shows; another one starts at its leaf.
+   */
+  showSession(data: SessionData | null, title: string, readOnly: ReadOnlyNotice | null): void {
+    const same = data !== null && data.sessionId === this.model.sessionId;
+    this.title = title;
+    this.readOnly = readOnly;
+    if (same) {
+      this.model.load(data, this.model.folded, this.model.selection);
+      this.broadcast({ target: "none", align: "nearest" });
+    } else {
+      this.untouched = true;
+      this.model.load(data);
+      const index = this.model.index;
+      this.ids = new SafeIds((id) => index.positionOf(id) !== undefined);
+      this.broadcast({ target: "leaf", align: "center" }, true);
+    }
+    for (const port of this.ports) port.sendReadOnly();
+  }
+
+  /** Entries appended to the file; the leaf moves with them. Webviews that showed the leaf follow it. */
+  append(entries: readonly EntrySummary[], leafId: string | null): void {
+    const following = [...this.ports].filter((p) => p.showsRow(this.model.leafRow()?.row ?? -1));
+    const focusOnLeaf = this.model.focusId !== null && this.model.leafRow() !== undefined && this.model.focusRow() === this.model.leafRow()?.row;
+    this.model.append(entries, leafId);
+    const leaf = this.model.leafRow();
+    if (focusOnLeaf && leaf) this.model.select(this.model.idAt(leaf.row));
+    this.versionValue++;
+    for (const port of this.ports) port.update(following.includes(port) ? { target: "leaf", align: "nearest" } : { target: "none", align: "nearest" });
+  }
+
+  /** The leaf moved without new entries (a checkout). */
+  moveLeaf(leafId: string | null): void {
+    this.model.moveLeaf(leafId);
+    this.broadcast({ target: "none", align: "nearest" });
+  }
+
+  changeLabels(changes: readonly LabelChange[]): void {
+    this.model.applyLabelChanges(changes);
+    this.broadcast({ target: "none", align: "nearest" });
+  }
+
+  setTitle(title: string): void {
+    this.title = title;
+    this.broadcast({ target: "none", align: "nearest" });
+  }
+
+  setReadOnly(notice: ReadOnlyNotice | null): void {
+    this.readOnly = notice;
+    for (const port of this.ports) port.sendReadOnly();
+  }
+
+  /** Selects an entry and brings it into view everywhere (after a checkout from the palette, say). */
+  reveal(entryId: string): void {
+    if (!this.model.select(entryId)) return;
+    this.broadcast({ target: "focus", align: "center", ifHidden: true });
+  }
+
+  /** Sets the filter (a command, or a webview's picker); every webview keeps the selection in view. */
+  setFilter(filter: FilterMode): void {
+    this.filterChosen = true;
+    this.untouched = false;
+    this.model.setFilter(filter);
+    this.broadcast({ target: "focus", align: "center" });
+  }
+
+  /** The filter setting changed: it applies while nobody has picked a filter in this window. */
+  setDefaultFilter(filter: FilterMode): void {
+    if (this.filterChosen || filter === this.model.filter) return;
+    this.model.setFilter(filter);
+    this.broadcast({ target: "focus", align: "center" });
+  }
+
+  // ------------------------------------------------------------ for ports
+
+  /** @internal */
+  disconnect(port: TreeViewPort): void {
+    this.ports.delete(port);
+  }
+
+  /** @internal The message for one port: its window of rows at the current version. */
+  messageFor(reset: boolean, scroll: ScrollRequest | null, from: number, to: number, seq?: number): TreeMessage {
+    const model = this.model;
+    const count = model.rows.count;
+    const rows: TreeRow[] = [];
+    for (let r = from; r < to && r < count; r++) rows.push(this.rowAt(r));
+    const leaf = model.leafRow();
+    const span = model.compactionSpan();
+    const ids = this.ids;
+    return {
+      type: "tree",
+      reset,
+      session: model.sessionId === null ? null : { sessionId: ids.out(model.sessionId), title: clampText(this.title, LIMITS.labelLength), entryCount: model.index.nodeCount },
+      view: { filter: model.filter, query: model.query, folded: [...model.folded].slice(0, LIMITS.savedIds).map((id) => ids.out(id)) },
+      window: { version: this.versionValue, rowCount: count, start: from, rows, ...(seq === undefined ? {} : { seq }) },
+      selection: { ids: model.selection.map((id) => ids.out(id)), focusRow: model.focusRow() },
+      status: { shown: count, total: model.index.nodeCount, leafHidden: leaf !== undefined && !leaf.exact, ...(span ? { replacedCount: span.replacedCount } : {}) },
+      scroll,
+    };
+  }
+
+  /** @internal The row a scroll policy targets, or -1. */
+  targetRow(policy: ScrollPolicy): number {
+    if (policy.target === "focus") return this.model.focusRow();
+    if (policy.target === "leaf") return this.model.leafRow()?.row ?? -1;
+    return -1;
+  }
+
+  /** @internal */
+  readOnlyMessage(): HostToWebviewMessage {
+    const notice = this.readOnly;
+    if (!notice) return { type: "readOnly", notice: null };
+    return {
+      type: "readOnly",
+      notice: {
+        message: clampText(notice.message, LIMITS.messageLength),
+        canFork: notice.canFork,
+        ...(notice.actionLabel ? { actionLabel: clampText(notice.actionLabel, LIMITS.nameLength) } : {}),
+      },
+    };
+  }
+
+  /** @internal A webview loaded: adopt what it saved when this window has nothing newer for that session. */
+  adopt(saved: SavedTreeState | undefined): void {
+    if (!saved || !this.untouched || saved.sessionId === null || this.model.sessionId === null || saved.sessionId !== this.ids.out(this.model.sessionId)) return;
+    this.untouched = false;
+    this.filterChosen = true;
+    const ids = this.ids;
+    this.model.restoreView(saved.filter, saved.query, saved.folded.map((id) => ids.in(id)), saved.selection.map((id) => ids.in(id)));
+    this.versionValue++;
+  }
+
+  /** @internal Applies a request from a webview. */
+  async handle(port: TreeViewPort, m: WebviewToHostMessage): Promise<void> {
+    const model = this.model;
+    const ids = this.ids;
+    const current = (id: string): boolean => this.isCurrent(id);
+    switch (m.type) {
+      case "ready":
+      case "viewport":
+        return;
+      case "log":
+        if (m.level !== "info") {
+          this.webviewProblems.push(m.message);
+          if (this.webviewProblems.length > 50) this.webviewProblems.shift();
+        }
+        return this.actions.log(m.level, `webview: ${m.message}`);
+      case "select":
+        if (!current(m.sessionId) || !model.select(ids.in(m.id), m.add)) return;
+        this.untouched = false;
+        return this.broadcast({ target: "focus", align: "nearest", only: port });
+      case "navigate":
+        if (!current(m.sessionId)) return;
+        this.untouched = false;
+        this.navigate(m.move, m.pageSize);
+        return this.broadcast({ target: "focus", align: "nearest", only: port });
+      case "toggleFold": {
+        if (!current(m.sessionId)) return;
+        const id = ids.in(m.id);
+        const i = model.index.positionOf(id);
+        if (i === undefined || !model.setFolded(id, !model.rows.isFolded(i))) return;
+        model.select(id);
+        this.untouched = false;
+        return this.broadcast({ target: "focus", align: "nearest", only: port });
+      }
+      case "setFilter":
+        return this.setFilter(m.filter);
+      case "setQuery":
+        if (m.query === model.query) return;
+        this.untouched = false;
+        model.setQuery(m.query);
+        return this.broadcast({ target: "focus", align: "center" });
+      case "requestDetails":
+        if (!current(m.sessionId)) return;
+        return port.post(this.detailsAnswer(m.requestId, m.entryId));
+      case "forkSession":
+        if (current(m.sessionId)) await this.actions.forkReadOnly();
+        return;
+      default:
+        if (!current(m.sessionId)) {
+          this.actions.log("warn", `dropped ${m.type} for a session that is no longer open`);
+          return;
+        }
+        if (m.type === "checkout") return this.actions.checkout(ids.in(m.id));
+        if (m.type === "fork") return this.actions.fork(ids.in(m.id));
+        if (m.type === "label") return this.actions.label(ids.in(m.id));
+        return this.actions.copyText(ids.in(m.id));
+    }
+  }
+
+  /** @internal */
+  reportFailure(type: string, err: unknown): void {
+    const message = err instanceof Error ? err.message : String(err);
+    this.actions.log("error", `tree action ${type} failed: ${message}`);
+    this.actions.fail?.(message);
+  }
+
+  /** @internal */
+  log(level: LogLevel, message: string): void {
+    this.actions.log(level, message);
+  }
+
+  /** @internal Whether a session id from a webview names the session shown. */
+  isCurrent(sessionId: string): boolean {
+    return this.model.sessionId !== null && this.ids.out(this.model.sessionId) === sessionId;
+  }
+
+  // ------------------------------------------------------------ internals
+
+  /**
+   * The answer to a details request, always: a malformed entry (or one that cannot be read) gets an
+   * error the pane shows, never silence that would leave it "Loading…".
+   */
+  private detailsAnswer(requestId: string, safeId: string): EntryDetailsMessage {
+    const base = { type: "entryDetails" as const, requestId, entryId: safeId };
+    let answer: EntryDetailsMessage;
+    try {
+      const found = this.actions.details(this.ids.in(safeId), this.ids);
+      answer = found ? { ...base, ...found } : { ...base, ok: false, error: `No entry with id ${safeId} in this session` };
+    } catch (err) {
+      answer = { ...base, ok: false, error: clampText(`Could not read this entry: ${(err as Error).message}`, LIMITS.messageLength) };
+    }
+    if (isHostToWebviewMessage(answer)) return answer;
+    this.actions.log("error", `details of ${safeId} fell outside the protocol's limits`);
+    return { ...base, ok: false, error: "This entry cannot be shown (its fields are outside the limits the view accepts)." };
+  }
+
+  private rowAt(r: number): TreeRow {
+    const model = this.model;
+    const rows = model.rows;
+    const i = rows.nodeAt(r);
+    const e = model.index.summary(i);
+    const lanes = rows.lanes(i, LANES_SENT);
+    const leaf = model.leafRow();
+    return {
+      entry: clampSummary(e, this.ids),
+      level: rows.level(i),
+      posInSet: rows.posInSet(i),
+      setSize: rows.setSize(i),
+      lanes: lanes.columns,
+      hiddenLanes: lanes.hidden,
+      branches: rows.isBranchPoint(i) ? rows.drawnChildCount(i) : 0,
+      folded: rows.isFolded(i),
+      segmentStart: rows.isSegmentStart(i),
+      top: rows.drawnParent(i) === NONE,
+      orphan: model.index.isOrphan(i),
+      onPath: model.isOnPath(i),
+      leaf: leaf && leaf.row === r ? (leaf.exact ? "exact" : "inside") : null,
+      label: clampLabel(model.labels.get(e.id)),
+      span: model.spanState(i) ?? null,
+    };
+  }
+
+  private navigate(move: NavigationMove, pageSize: number): void {
+    const model = this.model;
+    const count = model.rows.count;
+    if (count === 0) return;
+    const row = model.focusRow();
+    if (row < 0) {
+      model.select(model.idAt(0));
+      return;
+    }
+    const i = model.rows.nodeAt(row);
+    const branch = model.rows.isBranchPoint(i);
+    const page = Math.max(1, pageSize);
+    let to = row;
+    switch (move) {
+      case "up":
+        to = row - 1;
+        break;
+      case "down":
+        to = row + 1;
+        break;
+      case "pageUp":
+        to = row - page;
+        break;
+      case "pageDown":
+        to = row + page;
+        break;
+      case "home":
+        to = 0;
+        break;
+      case "end":
+        to = count - 1;
+        break;
+      case "left":
+        if (branch && !model.rows.isFolded(i)) {
+          model.setFolded(model.idAt(row), true);
+          return;
+        }
+        to = model.rows.visualParentRow(row);
+        break;
+      case "right":
+        if (branch && model.rows.isFolded(i)) {
+          model.setFolded(model.idAt(row), false);
+          return;
+        }
+        to = model.rows.firstChildRow(row);
+        break;
+    }
+    if ((move === "left" || move === "right") && to < 0) return;
+    model.select(model.idAt(Math.max(0, Math.min(count - 1, to))));
+  }
+
+  /** Sends every port its window; a policy that names a port scrolls that one only. */
+  private broadcast(policy: ScrollPolicy, reset = false): void {
+    this.versionValue++;
+    for (const port of this.ports) {
+      const applies = policy.only === undefined || policy.only === port;
+      port.update(applies ? policy : { target: "none", align: "nearest" }, reset);
+    }
+  }
+}
+
+/** One webview's connection to the hub. */
+export class TreeViewPort {
+  private ready = false;
+  private from = 0;
+  private to = 0;
+  private visibleFrom = 0;
+  private visibleTo = DEFAULT_VISIBLE;
+  private disposed = false;
+
+  constructor(
+    private readonly hub: TreeHub,
+    private readonly postFn: (message: HostToWebviewMessage) => void,
+  ) {}
+
+  /** Takes a message from the webview: validated, then applied. */
+  receive(raw: unknown): void {
+    if (this.disposed) return;
+    if (!isWebviewToHostMessage(raw)) {
+      this.hub.rejectedMessages++;
+      this.hubLog("warn", `dropped an invalid message from the tree webview: ${describeInvalidMessage(raw)}`);
+      return;
+    }
+    if (raw.type === "ready") return this.onReady(raw.saved);
+    if (raw.type === "viewport") return this.onViewport(raw.sessionId, raw.from, raw.to, raw.visibleFrom, raw.visibleTo, raw.seq);
+    void this.hub.handle(this, raw).catch((err: unknown) => this.hub.reportFailure(raw.type, err));
+  }
+
+  /** Whether the webview shows a row now (as far as the host knows). */
+  showsRow(row: number): boolean {
+    return row >= this.visibleFrom && row < this.visibleTo;
+  }
+
+  /** @internal Sends the current window, scrolled as the policy says. */
+  update(policy: ScrollPolicy, reset = false): void {
+    if (!this.ready) return;
+    const target = this.hub.targetRow(policy);
+    let scroll: ScrollRequest | null = null;
+    if (target >= 0 && !(policy.ifHidden && this.showsRow(target))) {
+      scroll = { row: target, align: policy.align };
+      this.centreOn(target);
+    }
+    this.sendWindow(reset, scroll);
+  }
+
+  /** @internal */
+  sendReadOnly(): void {
+    if (this.ready) this.post(this.hub.readOnlyMessage());
+  }
+
+  /** @internal */
+  post(message: HostToWebviewMessage): void {
+    if (!this.disposed) this.postFn(message);
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.hub.disconnect(this);
+  }
+
+  private onReady(saved: SavedTreeState | undefined): void {
+    this.ready = true;
+    this.hub.adopt(saved);
+    const model = this.hub.model;
+    let scroll: ScrollRequest | null = null;
+    if (saved && saved.sessionId !== null && this.hub.isCurrent(saved.sessionId) && saved.topRow < model.rows.count) {
+      // Shown again after being hidden: where it was.
+      this.visibleFrom = saved.topRow;
+      this.visibleTo = saved.topRow + DEFAULT_VISIBLE;
+      scroll = { row: saved.topRow, align: "start" };
+    } else {
+      const target = model.focusRow() >= 0 ? model.focusRow() : (model.leafRow()?.row ?? -1);
+      if (target >= 0) scroll = { row: target, align: "center" };
+    }
+    if (scroll) this.centreOn(scroll.row);
+    this.sendWindow(true, scroll);
+    this.sendReadOnly();
+  }
+
+  private onViewport(sessionId: string, from: number, to: number, visibleFrom: number, visibleTo: number, seq: number): void {
+    if (!this.ready || !this.hub.isCurrent(sessionId)) return;
+    this.visibleFrom = visibleFrom;
+    this.visibleTo = visibleTo;
+    this.from = from;
+    this.to = Math.min(to, from + LIMITS.rowsPerWindow);
+    this.sendWindow(false, null, seq);
+  }
+
+  /** Moves the window to hold a row with a screen and a margin on each side. */
+  private centreOn(row: number): void {
+    const visible = Math.max(1, this.visibleTo - this.visibleFrom);
+    this.visibleFrom = Math.max(0, row - Math.floor(visible / 2));
+    this.visibleTo = this.visibleFrom + visible;
+    this.from = Math.max(0, row - visible - MARGIN_ROWS);
+    this.to = row + visible + MARGIN_ROWS;
+  }
+
+  private sendWindow(reset: boolean, scroll: ScrollRequest | null, seq?: number): void {
+    const count = this.hub.model.rows.count;
+    let from = Math.min(this.from, count);
+    let to = Math.min(Math.max(this.to, from), count);
+    if (to - from === 0 && count > 0) {
+      // The window fell past the end (rows went away): hold the last screenfuls instead.
+      const size = Math.max(this.to - this.from, DEFAULT_VISIBLE + MARGIN_ROWS);
+      from = Math.max(0, count - size);
+      to = count;
+    }
+    to = Math.min(to, from + LIMITS.rowsPerWindow);
+    this.post(this.hub.messageFor(reset, scroll, from, to, seq));
+  }
+
+  private hubLog(level: LogLevel, message: string): void {
+    this.hub.log(level, message);
+  }
+}

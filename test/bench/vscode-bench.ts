@@ -1,0 +1,242 @@
+/**
+ * Issue 10's targets in a real VS Code (code-server, the packaged arbor.vsix, chromium), on
+ * sessions written by the reference (generate.ts) and, for 1,000,000 entries, ten of them chained:
+ *
+ *  - one click on a session in the Sessions list → that session's rows painted in the tree
+ *    (first open, and again after switching away: the reopen);
+ *  - one click on a row of another branch in the tree → the checkout's line in the session file.
+ *
+ * Clocks: the click is the browser event's time, the rows are seen by an observer inside the tree's
+ * webview and timed after the frame that paints them, the file's new line by a watch in this
+ * process; all three are wall-clock times (performance.timeOrigin + now) on one machine.
+ *
+ *   npm run bench:vscode                                    (packages, compiles, runs both sizes)
+ *   node out/test/bench/vscode-bench.js [--sizes 100000,1000000] [--reopens 3] [--checkouts 5]
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { performance } from "node:perf_hooks";
+import type { Frame, Page } from "playwright-core";
+import { SessionManager } from "../../src/core/session/session-manager";
+import { createSampleSessions, encodeSessionFolderName } from "../support/sample-sessions";
+import { createScratchFolder, openWorkbench, type WorkbenchSession } from "../e2e/harness";
+import { conversationTree, sessionRow } from "../e2e/harness/arbor-views";
+import { chainedSession, sessionForWorkspace } from "./chained-session";
+import { benchTmpDir, ensureSession } from "./generate";
+
+const TIMEOUT_MS = 15 * 60_000;
+
+function argValue(name: string, fallback: string): string {
+  const i = process.argv.indexOf(name);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
+}
+
+const now = (): number => performance.timeOrigin + performance.now();
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+const round = (x: number): number => Math.round(x);
+
+/** The Conversation Tree's document (the side view) as a Playwright frame, for evaluate. */
+async function treeFrame(page: Page): Promise<Frame> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    for (const frame of page.frames()) {
+      const ok = await frame.evaluate(() => {
+        const d = (globalThis as unknown as { document: { title: string; body: { dataset: { layout?: string } } | null } }).document;
+        return d.title === "Conversation Tree" && d.body?.dataset.layout === "view";
+      }).catch(() => false);
+      if (ok) return frame;
+    }
+    if (Date.now() > deadline) throw new Error("the Conversation Tree's webview did not load");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/**
+ * Inside the tree's webview: notes when rows of another session than the one shown when it was
+ * armed are painted (the header line changed and a row is drawn), and every pointerdown.
+ */
+const RECORDER = `(() => {
+  if (window.__bench) return;
+  const bench = { from: null, painted: null, clicks: [] };
+  window.__bench = bench;
+  document.addEventListener("pointerdown", (e) => bench.clicks.push(performance.timeOrigin + e.timeStamp), true);
+  const check = () => {
+    if (bench.from === null || bench.painted !== null || bench.pending) return;
+    const name = document.querySelector(".session-name");
+    const row = document.querySelector(".tree .row:not([hidden]):not(.placeholder)");
+    if (!name || name.hidden || name.textContent === bench.from || !row) return;
+    bench.pending = true;
+    requestAnimationFrame(() => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => { bench.painted = performance.timeOrigin + performance.now(); bench.pending = false; };
+      channel.port2.postMessage(0);
+    });
+  };
+  new MutationObserver(check).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+})()`;
+
+interface Sized {
+  entries: number;
+  file: string;
+  bytes: number;
+}
+
+async function prepare(size: number, workspace: string): Promise<Sized> {
+  const base = await ensureSession(1, Math.min(size, 100_000));
+  const dir = path.join(benchTmpDir(), "vscode");
+  const file = size <= 100_000
+    ? await sessionForWorkspace(base.file, path.join(dir, `s${size}.jsonl`), workspace)
+    : await chainedSession(base.file, path.join(dir, `s${size}-chained.jsonl`), Math.round(size / 100_000), workspace);
+  return { entries: size, file, bytes: fs.statSync(file).size };
+}
+
+/** Waits until the session file ends with a checkout marker under `entryId`; returns when it was seen. */
+function waitForCheckoutLine(file: string, sizeBefore: number, entryId: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const check = (): boolean => {
+      const size = fs.statSync(file).size;
+      if (size <= sizeBefore) return false;
+      const fd = fs.openSync(file, "r");
+      try {
+        const buf = Buffer.alloc(size - sizeBefore);
+        fs.readSync(fd, buf, 0, buf.length, sizeBefore);
+        const text = buf.toString("utf8");
+        return text.includes('"customType":"arbor.checkout"') && text.includes(`"parentId":"${entryId}"`) && text.endsWith("\n");
+      } finally {
+        fs.closeSync(fd);
+      }
+    };
+    let done = false;
+    const finish = (ok: boolean) => {
+      if (done) return;
+      done = true;
+      watcher.close();
+      clearInterval(poll);
+      clearTimeout(timer);
+      if (ok) resolve(now());
+      else reject(new Error(`no checkout line for ${entryId} in ${file}`));
+    };
+    const watcher = fs.watch(file, () => check() && finish(true));
+    const poll = setInterval(() => check() && finish(true), 25);
+    const timer = setTimeout(() => finish(false), TIMEOUT_MS);
+  });
+}
+
+/** Clicks the Sessions view's row showing `rowText` once; returns the time until another session's rows are painted. */
+async function clickToRows(session: WorkbenchSession, frame: Frame, rowText: string): Promise<number> {
+  await frame.evaluate(`window.__bench.from = document.querySelector(".session-name").textContent; window.__bench.painted = null`);
+  const before = (await session.page.evaluate("window.__benchClicks.length")) as number;
+  await sessionRow(session.workbench, rowText).click({ timeout: TIMEOUT_MS });
+  const deadline = Date.now() + TIMEOUT_MS;
+  let painted: number | null = null;
+  while (painted === null) {
+    if (Date.now() > deadline) throw new Error(`the rows of "${rowText}" never showed`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    painted = (await frame.evaluate("window.__bench.painted")) as number | null;
+  }
+  const click = (await session.page.evaluate(`window.__benchClicks[${before}]`)) as number;
+  return painted - click;
+}
+
+async function checkouts(session: WorkbenchSession, frame: Frame, file: string, count: number): Promise<number[]> {
+  const tree = conversationTree(session.workbench);
+  const times: number[] = [];
+  for (let k = 0; k < count; k++) {
+    // A reply on another branch, drawn now: the click checks it out.
+    const id = (await frame.evaluate(`(() => {
+      const list = document.querySelector(".tree").getBoundingClientRect();
+      for (const row of document.querySelectorAll(".tree .row.kind-assistant:not(.on-path):not([hidden]):not(.placeholder)")) {
+        const box = row.getBoundingClientRect();
+        if (box.top >= list.top && box.bottom <= list.bottom) return JSON.parse(row.dataset.vscodeContext).entryId;
+      }
+      return null;
+    })()`)) as string | null;
+    if (!id) throw new Error("no row of another branch in view to check out");
+    const sizeBefore = fs.statSync(file).size;
+    const clicksBefore = (await frame.evaluate("window.__bench.clicks.length")) as number;
+    const written = waitForCheckoutLine(file, sizeBefore, id);
+    await tree.locator(`.row:not([hidden])[data-vscode-context*='"entryId":"${id}"'] .text`).click({ timeout: TIMEOUT_MS });
+    const at = await written;
+    const click = (await frame.evaluate(`window.__bench.clicks[${clicksBefore}]`)) as number;
+    times.push(at - click);
+    // Let the view settle (the leaf's row repainted) before the next pick.
+    await tree.locator(`[aria-current="true"][data-vscode-context*='"entryId":"${id}"']`).waitFor({ state: "attached", timeout: TIMEOUT_MS });
+  }
+  return times;
+}
+
+async function benchSize(sized: Sized, workspace: string, reopens: number, checkoutCount: number): Promise<Record<string, unknown>> {
+  const scratch = createScratchFolder("bench-vscode");
+  const agentDir = path.join(scratch.path, "agent");
+  const samples = await createSampleSessions({ agentDir, cwd: workspace });
+  const sessionDir = path.join(agentDir, "sessions", encodeSessionFolderName(workspace));
+  const target = path.join(sessionDir, path.basename(sized.file));
+  fs.copyFileSync(sized.file, target, fs.constants.COPYFILE_FICLONE);
+  // The Sessions view shows a session by its name or first message: a prefix of that finds its row.
+  const info = (await SessionManager.list(workspace, { sessionDir })).find((s) => s.path === target)!;
+  const title = (info.name ?? info.firstMessage).replace(/\s+/g, " ").trim().slice(0, 40);
+  const session = await openWorkbench({ folder: workspace, env: { PI_CODING_AGENT_DIR: agentDir }, viewport: { width: 1400, height: 1000 } });
+  try {
+    await session.page.evaluate(`window.__benchClicks = []; document.addEventListener("pointerdown", (e) => window.__benchClicks.push(performance.timeOrigin + e.timeStamp), true)`);
+    await session.workbench.openViewContainer("Arbor");
+    await sessionRow(session.workbench, samples.mainName).click();
+    const frame = await treeFrame(session.page);
+    await frame.evaluate(RECORDER);
+    const small = () => clickToRows(session, frame, samples.mainName);
+    await small();
+    const first = await clickToRows(session, frame, title);
+    const checkoutMs = await checkouts(session, frame, target, checkoutCount);
+    const again: number[] = [];
+    for (let k = 0; k < reopens; k++) {
+      await small();
+      again.push(await clickToRows(session, frame, title));
+    }
+    return {
+      entries: sized.entries,
+      megabytes: round(sized.bytes / 1e6),
+      clickToRowsFirstOpenMs: round(first),
+      clickToRowsReopenMs: again.map(round),
+      clickToRowsReopenMedianMs: round(median(again)),
+      checkoutClickToFileMs: checkoutMs.map(round),
+      checkoutClickToFileMedianMs: round(median(checkoutMs)),
+    };
+  } finally {
+    await session.close();
+    scratch.dispose();
+  }
+}
+
+async function main(): Promise<void> {
+  const sizes = argValue("--sizes", "100000,1000000").split(",").map(Number);
+  const reopens = Number(argValue("--reopens", "3"));
+  const checkoutCount = Number(argValue("--checkouts", "5"));
+  const workspace = path.join(benchTmpDir(), "vscode", "workspace");
+  fs.mkdirSync(workspace, { recursive: true });
+  const machine = { cpus: os.cpus().length, loadAverage1m: Math.round(os.loadavg()[0] * 100) / 100 };
+  console.log(`VS Code bench: sizes ${sizes.join(", ")}; ${machine.cpus} CPUs, load average ${machine.loadAverage1m}`);
+  const results: Record<string, unknown>[] = [];
+  for (const size of sizes) {
+    const started = Date.now();
+    const sized = await prepare(size, workspace);
+    console.log(`  ${size.toLocaleString("en-US")} entries: ${path.relative(process.cwd(), sized.file)} (${Math.round(sized.bytes / 1e6)} MB, ready in ${Math.round((Date.now() - started) / 1000)} s)`);
+    const r = await benchSize(sized, workspace, reopens, checkoutCount);
+    results.push({ ...r, loadAverage1m: Math.round(os.loadavg()[0] * 100) / 100 });
+    console.log(`  ${JSON.stringify(r)}`);
+  }
+  const targets: Record<number, { rows: number; checkout: number }> = { 100_000: { rows: 1000, checkout: 300 }, 1_000_000: { rows: 3000, checkout: 1000 } };
+  for (const r of results as { entries: number; clickToRowsFirstOpenMs: number; clickToRowsReopenMedianMs: number; checkoutClickToFileMedianMs: number }[]) {
+    const t = targets[r.entries];
+    const verdict = (ms: number, limit: number | undefined) => (limit === undefined ? "" : ms <= limit ? ` (target ${limit} ms: met)` : ` (target ${limit} ms: MISSED)`);
+    console.log(`${r.entries.toLocaleString("en-US")} entries: click → rows ${r.clickToRowsFirstOpenMs} ms first open${verdict(r.clickToRowsFirstOpenMs, t?.rows)}, ${r.clickToRowsReopenMedianMs} ms reopen${verdict(r.clickToRowsReopenMedianMs, t?.rows)}; checkout click → file ${r.checkoutClickToFileMedianMs} ms${verdict(r.checkoutClickToFileMedianMs, t?.checkout)}`);
+  }
+  const out = path.join(process.cwd(), "bench-results", "vscode.json");
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), machine, after: { loadAverage1m: Math.round(os.loadavg()[0] * 100) / 100 }, results }, null, 2) + "\n");
+  console.log(`wrote ${path.relative(process.cwd(), out)}`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,107 @@
+/**
+ * End-to-end: room to read in the Conversation Tree, and the tree in an editor tab. A deeply
+ * branched session (written by the reference's SessionManager) in a side bar of VS Code's
+ * default width; "Arbor: Open Conversation Tree in Editor" beside the side view, sharing one state.
+ */
+import { strict as assert } from "node:assert";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createSampleSessions, writeLadderSession, type LadderSession, type SampleSessions } from "../support/sample-sessions";
+import { createScratchFolder, openWorkbench, type WorkbenchSession } from "./harness";
+import {
+  conversationTreeIn, readableRows, resumeSessionFromList, revealTreeRow, treeRow, waitUntil,
+} from "./harness/arbor-views";
+
+function readEntries(file: string): { id: string; type: string; parentId: string | null; customType?: string }[] {
+  return readFileSync(file, "utf8").split("\n").filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as { id: string; type: string; parentId: string | null })
+    .filter((entry) => entry.type !== "session");
+}
+
+describe("Room to read, and the tree in an editor tab (e2e)", function () {
+  this.timeout(180_000);
+  let scratch: { readonly path: string; dispose(): void };
+  let session: WorkbenchSession | undefined;
+  let samples: SampleSessions;
+  let ladder: LadderSession;
+
+  const workbench = () => session!.workbench;
+
+  before(async () => {
+    scratch = createScratchFolder("e2e-room");
+    const workspace = join(scratch.path, "workspace");
+    const agentDir = join(scratch.path, "agent");
+    mkdirSync(workspace);
+    writeFileSync(join(workspace, "README.md"), "# e2e workspace\n");
+    samples = await createSampleSessions({ agentDir, cwd: workspace });
+    ladder = await writeLadderSession({ agentDir, cwd: workspace, rungs: 120 });
+    // VS Code's default window and side bar: nothing resized.
+    session = await openWorkbench({ folder: workspace, theme: "dark", env: { PI_CODING_AGENT_DIR: agentDir } });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === "failed" && session) await session.workbench.screenshot(`failed-${this.currentTest.fullTitle()}`).catch(() => undefined);
+  });
+
+  after(async () => {
+    await session?.close();
+    scratch?.dispose();
+  });
+
+  it("shows every row's kind and the start of its text on a session branched 120 levels deep, in a default-width side bar", async () => {
+    await workbench().openViewContainer("Arbor");
+    await resumeSessionFromList(workbench(), ladder.name);
+    const tree = await conversationTreeIn(workbench(), "view");
+    const leaf = tree.locator('[role="treeitem"]:not([hidden]).leaf-inside');
+    await leaf.waitFor({ state: "visible" });
+    const sideBar = await session!.page.locator(".part.sidebar").boundingBox();
+    const rows = await readableRows(tree);
+    assert.ok(rows.length >= 5, `${rows.length} rows drawn`);
+    assert.ok(Math.max(...rows.map((r) => r.level)) > 100, "the rows in view are over 100 levels deep");
+    assert.ok(rows.every((r) => r.depthMarker), "deep rows fold their outer levels into a depth marker");
+    for (const r of rows) {
+      assert.ok(r.tagShown, `row ${r.id} (level ${r.level}) shows its kind`);
+      assert.ok(r.visible >= Math.min(r.total, 45), `row ${r.id} (level ${r.level}) shows ${r.visible} of ${r.total} characters in a ${Math.round(sideBar?.width ?? 0)} px side bar`);
+    }
+    await workbench().screenshot("deep-ladder-side-bar");
+  });
+
+  it("opens the tree in an editor tab with the selected entry's details beside it; a checkout in either shows in both", async () => {
+    await workbench().openViewContainer("Arbor");
+    await resumeSessionFromList(workbench(), samples.mainName);
+    await workbench().runCommand("Arbor: Open Conversation Tree in Editor");
+    await session!.page.locator(".part.editor .tab", { hasText: "Conversation Tree" }).waitFor({ state: "visible" });
+    const editor = await conversationTreeIn(workbench(), "editor");
+    const side = await conversationTreeIn(workbench(), "view");
+    await editor.locator(".session-name", { hasText: samples.mainName }).waitFor({ state: "visible" });
+
+    // The same rows in both, and the selection (the leaf's row) with its full text beside the editor's tree.
+    const ids = samples.main;
+    for (const t of [editor, side]) await revealTreeRow(t, ids.abandonedLeafId);
+    await editor.locator(".details.beside .details-title").waitFor({ state: "visible" });
+
+    // A checkout in the editor tab: the side view shows the new leaf, and the file has the marker.
+    const before = readEntries(samples.mainFile).length;
+    await treeRow(editor, ids.abandonedLeafId).click();
+    for (const t of [editor, side]) {
+      await t.locator(`[role="treeitem"]:not([hidden])[aria-current="true"][data-vscode-context*='"entryId":"${ids.abandonedLeafId}"']`).waitFor({ state: "visible" });
+    }
+    await waitUntil("the checkout marker in the file", () => {
+      const entries = readEntries(samples.mainFile);
+      return entries.length === before + 1 && entries[entries.length - 1]?.parentId === ids.abandonedLeafId;
+    });
+    const text = readFileSync(samples.mainFile, "utf8");
+    const abandoned = JSON.parse(text.split("\n").find((l) => l.includes(`"id":"${ids.abandonedLeafId}"`)) ?? "{}") as { message?: { content?: { type: string; text?: string }[] } };
+    const fullText = abandoned.message?.content?.find((c) => c.type === "text")?.text ?? "";
+    assert.ok(fullText.length > 0);
+    await editor.locator(".details.beside .details-text", { hasText: fullText }).waitFor({ state: "visible" });
+
+    // And back: a checkout in the side view shows in the editor tab.
+    await (await revealTreeRow(side, ids.fixedLabelTargetId)).click();
+    for (const t of [side, editor]) {
+      await revealTreeRow(t, ids.fixedLabelTargetId);
+      await t.locator(`[role="treeitem"]:not([hidden])[aria-current="true"][data-vscode-context*='"entryId":"${ids.fixedLabelTargetId}"']`).waitFor({ state: "visible" });
+    }
+    await workbench().screenshot("conversation-tree-editor-tab");
+  });
+});

@@ -1,0 +1,247 @@
+import * as assert from "node:assert/strict";
+import { isHostToWebviewMessage } from "../../src/protocol/guards";
+import { LIMITS, type HostToWebviewMessage, type TreeMessage, type WebviewToHostMessage } from "../../src/protocol/messages";
+import { TreeHub, type TreeHostActions, type TreeViewPort } from "../../src/protocol/tree-host";
+import type { EntrySummary } from "../../src/core/tree/types";
+import { chain, entry, generateTreeFixture } from "../support/webview-harness.fixtures";
+
+interface Webview {
+  port: TreeViewPort;
+  received: HostToWebviewMessage[];
+  send(m: WebviewToHostMessage | Record<string, unknown>): void;
+  last(): TreeMessage;
+}
+
+function setup(entries: EntrySummary[], leafId: string | null) {
+  const calls: string[] = [];
+  const actions: TreeHostActions = {
+    checkout: (id) => void calls.push(`checkout ${id}`),
+    fork: (id) => void calls.push(`fork ${id}`),
+    label: (id) => void calls.push(`label ${id}`),
+    copyText: (id) => void calls.push(`copyText ${id}`),
+    forkReadOnly: () => void calls.push("forkReadOnly"),
+    details: (id) => (id === "gone" ? undefined : { ok: true, details: { kind: "text", text: `full ${id}` } }),
+    log: (level, message) => void calls.push(`log ${level} ${message}`),
+  };
+  const hub = new TreeHub(actions);
+  hub.showSession({ sessionId: "s1", name: "Work", entries: [...entries], labels: [], leafId }, "Work", null);
+  const open = (): Webview => {
+    const received: HostToWebviewMessage[] = [];
+    const port = hub.connect((m) => {
+      // Every message the host sends must pass the webview's guards.
+      assert.ok(isHostToWebviewMessage(m), `host sent an invalid ${m.type}`);
+      received.push(JSON.parse(JSON.stringify(m)) as HostToWebviewMessage);
+    });
+    return {
+      port,
+      received,
+      send: (m) => port.receive(m),
+      last: () => received.filter((m): m is TreeMessage => m.type === "tree").at(-1)!,
+    };
+  };
+  return { hub, calls, open };
+}
+
+const rowIds = (m: TreeMessage): string[] => m.window.rows.map((r) => r.entry.id);
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("tree host", () => {
+  it("answers ready with the session, the rows around the leaf, the leaf selected and centred", () => {
+    const { open } = setup(chain(["a", "b", "c", "d"]), "c");
+    const view = open();
+    view.send({ type: "ready" });
+    const first = view.received[0] as TreeMessage;
+    assert.equal(first.type, "tree");
+    assert.equal(first.reset, true);
+    assert.deepEqual(first.session, { sessionId: "s1", title: "Work", entryCount: 4 });
+    assert.deepEqual(rowIds(first), ["a", "b", "c", "d"]);
+    assert.deepEqual(first.selection, { ids: ["c"], focusRow: 2 });
+    assert.deepEqual(first.scroll, { row: 2, align: "center" });
+    assert.equal(first.window.rows[2].leaf, "exact");
+    assert.equal(first.window.rows[3].onPath, false);
+    assert.deepEqual(view.received[1], { type: "readOnly", notice: null });
+  });
+
+  it("sends a webview only the rows around what it shows, whatever the session's size", function () {
+    this.timeout(60_000);
+    const fixture = generateTreeFixture(100_000, 42);
+    const { open } = setup(fixture.entries, fixture.leafId);
+    const view = open();
+    view.send({ type: "ready" });
+    const first = view.last();
+    assert.ok(first.window.rowCount > 90_000);
+    assert.ok(first.window.rows.length < 300, `${first.window.rows.length} rows in the first message`);
+    assert.ok(JSON.stringify(first).length < 200_000);
+    view.send({ type: "viewport", sessionId: "s1", from: 50_000, to: 50_150, visibleFrom: 50_050, visibleTo: 50_090, seq: 7 });
+    const answer = view.last();
+    assert.equal(answer.window.start, 50_000);
+    assert.equal(answer.window.rows.length, 150);
+    assert.equal(answer.window.seq, 7);
+    assert.equal(answer.scroll, null);
+    view.send({ type: "viewport", sessionId: "s1", from: 0, to: 90_000, visibleFrom: 0, visibleTo: 10, seq: 8 });
+    assert.equal(view.last().window.rows.length, LIMITS.rowsPerWindow, "a greedy request gets a bounded window");
+  });
+
+  it("shares the selection between webviews; only the one acted in scrolls", () => {
+    const { open, hub } = setup([...chain(["a", "b", "c"]), entry("x", "a")], "c");
+    const side = open();
+    const editor = open();
+    side.send({ type: "ready" });
+    editor.send({ type: "ready" });
+    editor.send({ type: "select", sessionId: "s1", id: "x", add: false });
+    assert.deepEqual(side.last().selection.ids, ["x"]);
+    assert.deepEqual(editor.last().selection.ids, ["x"]);
+    assert.equal(side.last().scroll, null);
+    assert.equal(editor.last().scroll?.row, 3);
+    editor.send({ type: "select", sessionId: "s1", id: "b", add: true });
+    assert.deepEqual(hub.selection, ["x", "b"]);
+    assert.deepEqual(side.last().selection, { ids: ["x", "b"], focusRow: 1 });
+  });
+
+  it("moves the focus with navigation keys; Left folds a branch point, then goes to its parent; Right unfolds", () => {
+    // a - b - c
+    //  \- x - y
+    const { open, hub } = setup([...chain(["a", "b", "c"]), entry("x", "a"), entry("y", "x")], "c");
+    const view = open();
+    view.send({ type: "ready" });
+    const nav = (move: string) => view.send({ type: "navigate", sessionId: "s1", move, pageSize: 2 } as Record<string, unknown>);
+    nav("home");
+    assert.equal(hub.model.focusId, "a");
+    nav("down");
+    nav("down");
+    assert.equal(hub.model.focusId, "c");
+    nav("left");
+    assert.equal(hub.model.focusId, "a", "Left goes to the branch point");
+    nav("left");
+    assert.equal(view.last().window.rowCount, 1, "Left on an open branch point folds it");
+    assert.equal(view.last().window.rows[0].folded, true);
+    nav("right");
+    assert.equal(view.last().window.rowCount, 5);
+    nav("right");
+    assert.equal(hub.model.focusId, "b", "Right goes to the first child");
+    nav("end");
+    assert.equal(hub.model.focusId, "y");
+    nav("pageUp");
+    assert.equal(hub.model.focusId, "c");
+    view.send({ type: "toggleFold", sessionId: "s1", id: "a" });
+    assert.deepEqual(rowIds(view.last()), ["a"]);
+    assert.equal(hub.model.focusId, "a");
+    assert.deepEqual(view.last().view.folded, ["a"]);
+  });
+
+  it("applies a filter or search from one webview to all, keeping the focus in view", () => {
+    const { open } = setup([entry("u", null, { role: "user" }), entry("r", "u", { role: "toolResult", preview: "needle" }), entry("v", "r", { role: "user" })], "v");
+    const a = open();
+    const b = open();
+    a.send({ type: "ready" });
+    b.send({ type: "ready" });
+    a.send({ type: "setFilter", filter: "no-tools" });
+    assert.deepEqual(rowIds(b.last()), ["u", "v"]);
+    assert.equal(b.last().view.filter, "no-tools");
+    assert.deepEqual(b.last().scroll, { row: 1, align: "center" });
+    b.send({ type: "setFilter", filter: "all" });
+    b.send({ type: "setQuery", query: "NEEDLE" });
+    assert.deepEqual(rowIds(a.last()), ["r"]);
+    assert.equal(a.last().view.query, "NEEDLE");
+    assert.deepEqual(a.last().selection.ids, ["r"], "the hidden focus moved to a drawn row");
+  });
+
+  it("follows the leaf on append in the webviews that showed it", () => {
+    const entries = [...chain(Array.from({ length: 300 }, (_, i) => `e${i}`))];
+    const { open, hub } = setup(entries, "e299");
+    const following = open();
+    const away = open();
+    following.send({ type: "ready" });
+    away.send({ type: "ready" });
+    following.send({ type: "viewport", sessionId: "s1", from: 200, to: 300, visibleFrom: 270, visibleTo: 300, seq: 1 });
+    away.send({ type: "viewport", sessionId: "s1", from: 0, to: 100, visibleFrom: 0, visibleTo: 30, seq: 1 });
+    hub.append([entry("e300", "e299")], "e300");
+    assert.deepEqual(following.last().scroll, { row: 300, align: "nearest" });
+    assert.equal(away.last().scroll, null);
+    assert.equal(away.last().window.rowCount, 301);
+    assert.equal(hub.model.focusId, "e300", "a selection on the leaf follows it");
+    assert.equal(following.last().window.rows.find((r) => r.entry.id === "e300")?.leaf, "exact");
+  });
+
+  it("turns entry actions into calls for the current session only, and answers details", async () => {
+    const { open, calls } = setup(chain(["a", "b"]), "b");
+    const view = open();
+    view.send({ type: "ready" });
+    for (const type of ["checkout", "fork", "label", "copyText"]) view.send({ type, sessionId: "s1", id: "a" });
+    view.send({ type: "checkout", sessionId: "other", id: "a" });
+    view.send({ type: "forkSession", sessionId: "s1" });
+    await tick();
+    assert.deepEqual(calls.filter((c) => !c.startsWith("log")), ["checkout a", "fork a", "label a", "copyText a", "forkReadOnly"]);
+    assert.ok(calls.some((c) => c.startsWith("log warn dropped checkout")));
+    view.send({ type: "requestDetails", requestId: "r1", sessionId: "s1", entryId: "a" });
+    view.send({ type: "requestDetails", requestId: "r2", sessionId: "s1", entryId: "gone" });
+    await tick();
+    const details = view.received.filter((m) => m.type === "entryDetails");
+    assert.deepEqual(details, [
+      { type: "entryDetails", requestId: "r1", entryId: "a", ok: true, details: { kind: "text", text: "full a" } },
+      { type: "entryDetails", requestId: "r2", entryId: "gone", ok: false, error: "No entry with id gone in this session" },
+    ]);
+  });
+
+  it("drops invalid messages, counting them", () => {
+    const { open, hub, calls } = setup(chain(["a"]), "a");
+    const view = open();
+    view.send({ type: "ready" });
+    const before = view.received.length;
+    for (const bad of [{ type: "select", sessionId: "s1", id: 5, add: false }, { type: "viewport", sessionId: "s1", from: 5, to: 1, visibleFrom: 0, visibleTo: 0, seq: 1 }, { type: "rm -rf" }]) view.send(bad);
+    assert.equal(hub.rejectedMessages, 3);
+    assert.equal(view.received.length, before);
+    assert.ok(calls.some((c) => c.includes("dropped an invalid message")));
+  });
+
+  it("clamps a hostile entry so that its row, and every other, still reaches the webview", () => {
+    const hostile = entry("bad\u0007id", "a", { preview: "p".repeat(1_000_000), role: "x".repeat(5_000), label: "" });
+    const { open } = setup([entry("a", null), hostile, entry("c", "bad\u0007id")], "c");
+    const view = open();
+    view.send({ type: "ready" });
+    const m = view.last();
+    assert.deepEqual(rowIds(m), ["a", "invalid-id-1", "c"], "the odd id crosses as a stand-in");
+    assert.equal(m.window.rows[2].entry.parentId, "invalid-id-1");
+    assert.ok(m.window.rows[1].entry.preview.length <= LIMITS.previewLength);
+    assert.equal(m.window.rows[1].entry.clamped, true);
+  });
+
+  it("adopts what a webview saved when nothing newer happened here; restores its scroll position", () => {
+    const { open, hub } = setup([...chain(["a", "b", "c"]), entry("x", "a"), entry("t", "x", { role: "toolResult" })], "c");
+    const view = open();
+    view.send({ type: "ready", saved: { sessionId: "s1", topRow: 1, filter: "no-tools", query: "", folded: ["a"], selection: ["a"] } });
+    const m = view.last();
+    assert.equal(m.view.filter, "no-tools");
+    assert.deepEqual(m.view.folded, ["a"]);
+    assert.deepEqual(rowIds(m), ["a"]);
+    assert.deepEqual(m.selection.ids, ["a"]);
+    // A second webview's older state does not override what the first one changed.
+    view.send({ type: "setFilter", filter: "all" });
+    const other = open();
+    other.send({ type: "ready", saved: { sessionId: "s1", topRow: 0, filter: "user-only", query: "", folded: [], selection: [] } });
+    assert.equal(hub.model.filter, "all");
+    assert.deepEqual(other.last().scroll, { row: 0, align: "start" });
+  });
+
+  it("starts another session afresh and keeps folds and selection when the same one is shown again", () => {
+    const { open, hub } = setup([...chain(["a", "b"]), entry("x", "a")], "b");
+    const view = open();
+    view.send({ type: "ready" });
+    view.send({ type: "toggleFold", sessionId: "s1", id: "a" });
+    hub.showSession({ sessionId: "s1", name: null, entries: [...chain(["a", "b"]), entry("x", "a")], labels: [], leafId: "b" }, "Work", null);
+    assert.equal(view.last().reset, false);
+    assert.deepEqual(view.last().view.folded, ["a"]);
+    hub.showSession({ sessionId: "s2", name: null, entries: chain(["p", "q"]), labels: [], leafId: "q" }, "Other", { message: "held elsewhere", canFork: true });
+    const m = view.last();
+    assert.equal(m.reset, true);
+    assert.deepEqual(m.view.folded, []);
+    assert.deepEqual(m.selection.ids, ["q"]);
+    assert.deepEqual(view.received.at(-1), { type: "readOnly", notice: { message: "held elsewhere", canFork: true } });
+    // A file replaced under the session: the banner's button says what it does.
+    hub.setReadOnly({ message: "replaced by another program", canFork: true, actionLabel: "Save as New Session" });
+    assert.deepEqual(view.received.at(-1), { type: "readOnly", notice: { message: "replaced by another program", canFork: true, actionLabel: "Save as New Session" } });
+    hub.showSession(null, "", null);
+    assert.equal(view.last().session, null);
+    assert.equal(view.last().window.rowCount, 0);
+  });
+});

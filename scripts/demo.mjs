@@ -66,12 +66,26 @@ if (!keep || !existsSync(workspace)) {
 step("starting the demo model (a scripted OpenAI-compatible server on 127.0.0.1)");
 const model = await startDemoModel();
 console.log(`  ${model.baseUrl}`);
+// Configured as a Pi user configures a local server: a provider in the agent folder's models.json,
+// which Arbor reads as Pi does (and re-reads when it changes). No Arbor setting is needed.
+const demoModels = {
+  providers: {
+    demo: {
+      name: "Demo (scripted, local)",
+      baseUrl: model.baseUrl,
+      api: "openai-completions",
+      apiKey: "demo",
+      compat: { supportsDeveloperRole: false, supportsStore: false, maxTokensField: "max_tokens" },
+      models: [{ id: "demo-model", name: "Demo model", contextWindow: 32000, maxTokens: 4096 }],
+    },
+  },
+};
+mkdirSync(agentDir, { recursive: true });
+writeFileSync(join(agentDir, "models.json"), `${JSON.stringify(demoModels, null, 2)}\n`);
+console.log(`  ${join(agentDir, "models.json")}`);
 
 step("starting code-server");
-const sandbox = harness.createSandbox("demo", {
-  env: { PI_CODING_AGENT_DIR: agentDir },
-  settings: { "arbor.model.provider": "demo", "arbor.model.baseUrl": model.baseUrl, "arbor.model.id": "demo-model", "arbor.model.contextWindow": 32000 },
-});
+const sandbox = harness.createSandbox("demo", { env: { PI_CODING_AGENT_DIR: agentDir } });
 let server;
 let stopping = false;
 async function shutdown(code) {

@@ -51,10 +51,7 @@ const hostileWorkspaceSettings = {
   "arbor.tree.defaultFilter": "all",
   "arbor.sessionsDirectory": "${workspaceFolder}/.arbor-sessions",
   "arbor.agentDirectory": "${workspaceFolder}/.pi-agent",
-  "arbor.model.provider": "workspace",
-  "arbor.model.baseUrl": "http://127.0.0.1:9/v1",
-  "arbor.model.id": "workspace-model",
-  "arbor.model.contextWindow": 1000000000,
+  "arbor.model.default": "workspace/workspace-model",
   "arbor.extensions.paths": ["${workspaceFolder}/.pi/evil-extension.ts"],
 };
 
@@ -68,6 +65,8 @@ for (const pass of passes) {
   const started = Date.now();
   const code = await runHostTestsInCodeServer({
     extensionDevelopmentPath: root,
+    // A scripted VS Code chat model (proposed chatProvider API) for the vscode.lm tests.
+    fixtureExtensions: [join(root, "test/host/fixtures/lm-provider")],
     extensionTestsPath: join(root, pass.suite),
     timeoutMs,
     verbose,

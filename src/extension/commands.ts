@@ -8,7 +8,6 @@ import { FILTER_MODES, FILTER_MODE_NAMES, type FilterMode } from "../core/tree/f
 import { moveToTrash } from "../core/util/trash";
 import { abandonedCount, askLeaveBranch, checkoutTarget, copyEntryText, offerEditText, promptLabel, type LeaveChoice } from "./entry-actions";
 import { assertFits, MAX_LABEL_LENGTH, MAX_SESSION_NAME_LENGTH, tooLong } from "./input-limits";
-import { promptForApiKey } from "./model-config";
 import { pickEntry, pickSession } from "./pickers";
 import { registerCommandSet } from "./register-commands";
 import type { SessionHost } from "./session-host";
@@ -70,7 +69,6 @@ export const COMMAND_IDS = [
   "arbor.searchSessions",
   "arbor.clearSessionSearch",
   "arbor.setTreeFilter",
-  "arbor.setApiKey",
   "arbor.sessions.resume",
   "arbor.sessions.rename",
   "arbor.sessions.fork",
@@ -290,7 +288,6 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (query !== undefined) sessions.setQuery(query);
     },
     "arbor.clearSessionSearch": () => sessions.setQuery(""),
-    "arbor.setApiKey": () => promptForApiKey(deps.secrets),
     "arbor.setTreeFilter": async () => {
       const pick = await vscode.window.showQuickPick(
         FILTER_MODES.map((mode) => ({ label: FILTER_MODE_NAMES[mode], mode })),

@@ -2,9 +2,9 @@ import * as vscode from "vscode";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { killAllProcessGroups } from "../core/agent/shell/process-groups";
+import type { AgentSession } from "../core/agent/agent-session";
 import { createArborApi } from "../core/runtime/arbor-api";
 import type { ArborApi as CoreArborApi } from "../core/runtime/extension-api";
-import type { AgentSession } from "../core/agent/agent-session";
 import type { SessionManager } from "../core/session/session-manager";
 import { createChatActions } from "./chat/chat-actions";
 import { registerChatCommands } from "./chat/chat-commands";
@@ -12,7 +12,10 @@ import { ChatController } from "./chat/chat-controller";
 import { CHAT_VIEW_ID, ChatViews } from "./chat/chat-view";
 import { registerCommands, type BranchSummarizer } from "./commands";
 import { registerExportCommand } from "./export-command";
-import { hasModelConfigured, sessionConfig } from "./model-config";
+import { registerModelCommands } from "./models/model-commands";
+import { ModelService } from "./models/model-service";
+import { resolveAgentDir } from "../core/session/paths";
+import { sessionConfig } from "./session-config";
 import { SessionHost, type SessionLocation } from "./session-host";
 import { SessionsView } from "./sessions-view";
 import { PiExtensions } from "./pi/pi-extensions";
@@ -44,6 +47,9 @@ export interface ArborApi extends CoreArborApi {
     /** Answers the tool-approval dialogs in place of the user until disposed. */
     interceptApprovals(presenter: ApprovalPresenter): vscode.Disposable;
     readonly piExtensions: PiExtensions;
+    readonly models: ModelService;
+    /** This extension's log folder (the Arbor output channel writes beside it). */
+    readonly logUri: vscode.Uri;
   };
 }
 
@@ -66,7 +72,10 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   };
 
   const approvals = new ToolApprovals(log);
-  const host = new SessionHost(location, withToolSafety(sessionConfig(context.secrets, join(context.globalStorageUri.fsPath, "output")), approvals), log);
+  const agentDir = (): string => resolveAgentDir({ agentDir: settings.agentDirectory });
+  const models = new ModelService(context, log, agentDir);
+  context.subscriptions.push(models);
+  const host = new SessionHost(location, withToolSafety(sessionConfig(models, join(context.globalStorageUri.fsPath, "output")), approvals), log);
   activeHost = host;
   context.subscriptions.push(host);
   const applyHandlerTimeout = (): void =>
@@ -80,7 +89,12 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   const sessions = new SessionsView(host, location, log);
   context.subscriptions.push(sessions);
   const summarizer: BranchSummarizer = {
-    available: () => hasModelConfigured() && host.session?.getModel() !== undefined && !host.session.isReadOnly(),
+    // A model that is still configured (models.json may have dropped it since the session chose it).
+    available: () => {
+      const session = host.session;
+      const model = session?.getModel();
+      return session !== undefined && model !== undefined && models.describe(model) !== undefined && !session.isReadOnly();
+    },
     async checkoutWithSummary(entryId, choice, token) {
       const session = host.session;
       if (!session) return undefined;
@@ -112,6 +126,8 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   context.subscriptions.push(tree, vscode.window.registerWebviewViewProvider(TREE_VIEW_ID, tree), tree.registerEditorSerializer());
   const chat = new ChatController(host, createChatActions({
       host,
+      hasModel: () => models.hasUsableModel(),
+      defaults: () => ({ model: models.defaultModel(), thinkingLevel: models.defaultThinkingLevel() }),
       revealEntry: (id) => tree.reveal(id),
       extensionCommands: () => piExtensions.slashCommands(),
       runExtensionCommand: (name, args) => piExtensions.runCommand(name, args),
@@ -119,6 +135,9 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   const chatViews = new ChatViews(context.extensionUri, chat);
   context.subscriptions.push(chat, chatViews, vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chatViews));
   context.subscriptions.push(...registerChatCommands(host, chatViews, log));
+  context.subscriptions.push(...registerModelCommands({ host, models, agentDir, log }));
+  // A model added, a key set or models.json edited: the chat shows the session's model anew.
+  context.subscriptions.push(models.onDidChangeModels(() => chat.postModelState()));
   const editText = (text: string): void => {
     chat.setInput(text);
     void chatViews.reveal();
@@ -130,9 +149,9 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   context.subscriptions.push(new StatusBar(host, () => chat.title()), new WriteNotices(host, log));
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
-      // The agent session takes its model and compaction settings when it is built: rebuild it, once
-      // nothing runs (a running reply is never stopped for it).
-      if ((e.affectsConfiguration("arbor.model") || e.affectsConfiguration("arbor.compaction")) && host.currentRuntime) {
+      // The agent session takes its compaction settings when it is built: rebuild it, once nothing runs
+      // (a running reply is never stopped for it). Model settings apply live through the ModelService.
+      if (e.affectsConfiguration("arbor.compaction") && host.currentRuntime) {
         void host.reloadWhenIdle().catch((err: Error) => reportReloadFailure(log, err));
       }
     }),
@@ -144,9 +163,11 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
       void host.reloadWhenIdle().catch((err: Error) => reportReloadFailure(log, err));
     }),
     onDidChangeSettings(() => {
+      const before = agentDir();
       settings = readSettings();
       sessions.relocate();
       tree.refresh();
+      if (agentDir() !== before) void models.relocate();
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => sessions.relocate()),
   );
@@ -159,12 +180,20 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     ...core,
     version: context.extension.packageJSON.version as string,
     onDidChangeSession: host.onDidChangeSession,
-    ...(process.env.ARBOR_TEST_HOOKS === "1" ? { testing: testHooks(host, tree, chat, approvals, piExtensions) } : {}),
+    ...(process.env.ARBOR_TEST_HOOKS === "1" ? { testing: testHooks(host, tree, chat, approvals, piExtensions, models, context.logUri) } : {}),
   };
 }
 
 /** Arbor's own tests only (ARBOR_TEST_HOOKS=1): the current sessions, the views, and a seam for the approval dialogs. */
-function testHooks(host: SessionHost, tree: TreeViewProvider, chat: ChatController, approvals: ToolApprovals, piExtensions: PiExtensions): NonNullable<ArborApi["testing"]> {
+function testHooks(
+  host: SessionHost,
+  tree: TreeViewProvider,
+  chat: ChatController,
+  approvals: ToolApprovals,
+  piExtensions: PiExtensions,
+  models: ModelService,
+  logUri: vscode.Uri,
+): NonNullable<ArborApi["testing"]> {
   return {
     get currentSession() {
       return host.current;
@@ -176,6 +205,8 @@ function testHooks(host: SessionHost, tree: TreeViewProvider, chat: ChatControll
     chat,
     interceptApprovals: (presenter) => approvals.interceptForTests(presenter),
     piExtensions,
+    models,
+    logUri,
   };
 }
 

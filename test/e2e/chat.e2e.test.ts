@@ -44,11 +44,14 @@ describe("the chat in a real VS Code (e2e)", function () {
     sessionDir = join(scratch.path, "sessions");
     mkdirSync(sessionDir);
     server = await startScriptedServer();
+    // The scripted server set up as a Pi user sets up a local server: a provider in models.json.
+    mkdirSync(agentDir);
+    writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { scripted: { baseUrl: server.baseUrl, api: "openai-completions", apiKey: "local", models: [{ id: "scripted-model" }] } } }));
     session = await openWorkbench({
       folder: workspace,
       env: { PI_CODING_AGENT_DIR: agentDir },
       viewport: { width: 1400, height: 1000 },
-      settings: { "arbor.model.baseUrl": server.baseUrl, "arbor.model.id": "scripted-model", "arbor.sessionsDirectory": sessionDir },
+      settings: { "arbor.sessionsDirectory": sessionDir },
     });
     await session.workbench.openViewContainer("Arbor");
     // Both webviews loaded and answered by the host before anything is typed.

@@ -7,18 +7,26 @@
  * host loads the extension and calls the suite's `run()`; when it settles, the workbench calls
  * `window.codeAutomationExit(code)`, and the console output arrives through `codeAutomationLog`.
  */
+import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { format, inspect, stripVTControlCharacters } from "node:util";
 import { launchChromium } from "../e2e/harness/browser";
+import { repoRoot } from "../e2e/harness/paths";
 import { createSandbox } from "../e2e/harness/sandbox";
-import { startVscodeServer } from "../e2e/harness/servers";
+import { installVsix, startVscodeServer } from "../e2e/harness/servers";
 import { createSampleSessions } from "../support/sample-sessions";
 
 /** Options for {@link runHostTestsInCodeServer}. */
 export interface HostTestRunOptions {
   /** The folder holding the extension's package.json (its `main` must be built). */
   readonly extensionDevelopmentPath: string;
+  /**
+   * Folders of test extensions (such as a chat model provider) installed beside it. The web
+   * workbench keeps one extensionDevelopmentPath only (its payload becomes a Map), so these are
+   * packaged and installed like any extension instead.
+   */
+  readonly fixtureExtensions?: readonly string[];
   /** The compiled suite entry (…/suite/index.js) exporting `run()`. */
   readonly extensionTestsPath: string;
   /** Fails the run when the suite has not finished by then. */
@@ -60,6 +68,7 @@ export async function runHostTestsInCodeServer(options: HostTestRunOptions): Pro
     writeFileSync(samplesFile, JSON.stringify(await createSampleSessions({ agentDir, cwd: workspace }), null, 2));
     // The server, and so the extension host, inherits these.
     Object.assign(sandbox.env, { PI_CODING_AGENT_DIR: agentDir, ARBOR_HOST_WORKSPACE: workspace, ARBOR_SAMPLE_SESSIONS: samplesFile, ARBOR_TEST_HOOKS: "1" });
+    for (const folder of options.fixtureExtensions ?? []) installVsix(sandbox, packFixture(folder, sandbox.root));
     const server = await startVscodeServer(sandbox, { workspaceTrust: untrusted !== undefined, ...(options.verbose ? { echo: (line: string) => log(`[server] ${line}`) } : {}) });
     cleanups.push(() => server.stop());
     const browser = await launchChromium(sandbox);
@@ -115,6 +124,15 @@ export async function runHostTestsInCodeServer(options: HostTestRunOptions): Pro
       }
     }
   }
+}
+
+/** Packages a test extension's folder with vsce (offline, about a second) and returns the .vsix path. */
+function packFixture(folder: string, outDir: string): string {
+  const out = join(outDir, `${basename(folder)}.vsix`);
+  const vsce = join(repoRoot, "node_modules/@vscode/vsce/vsce");
+  const result = spawnSync(process.execPath, [vsce, "package", "--no-dependencies", "--skip-license", "--allow-missing-repository", "-o", out], { cwd: folder, encoding: "utf8", timeout: 60_000 });
+  if (result.status !== 0) throw new Error(`Packaging the test extension ${folder} failed:\n${result.stdout}\n${result.stderr}`);
+  return out;
 }
 
 /**

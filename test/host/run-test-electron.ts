@@ -17,10 +17,11 @@ async function main(): Promise<void> {
   try {
     await runTests({
       version: process.env.ARBOR_VSCODE_VERSION ?? "1.100.3",
-      extensionDevelopmentPath: repoRoot,
+      // Arbor, and a scripted VS Code chat model (the proposed chatProvider API) for the vscode.lm tests.
+      extensionDevelopmentPath: [repoRoot, join(repoRoot, "test/host/fixtures/lm-provider")],
       extensionTestsPath: resolve(__dirname, "suite/index"),
       extensionTestsEnv: { ARBOR_HOST_WORKSPACE: workspace },
-      launchArgs: [workspace, "--disable-extensions", "--disable-workspace-trust", "--skip-welcome", "--user-data-dir", userData],
+      launchArgs: [workspace, "--enable-proposed-api", "arbor-dev.arbor-test-lm-provider", "--disable-extensions", "--disable-workspace-trust", "--skip-welcome", "--user-data-dir", userData],
     });
   } finally {
     rmSync(workspace, { recursive: true, force: true });

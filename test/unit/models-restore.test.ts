@@ -111,7 +111,7 @@ describe("restoring a session's model and thinking level, against the reference"
     });
     const hub = await ModelHub.create({ files: [{ path: join(agentDir, "models.json"), origin: "models.json" }], storedKeys: { get: async () => undefined, has: () => false }, allowCommands: () => false });
     const sm = await SessionManager.open(file);
-    const ours = new AgentSession({ sessionManager: sm, ...hub.sessionConfig([defaultKey], defaults.level ?? "medium") });
+    const ours = new AgentSession({ sessionManager: sm, ...hub.sessionConfig(() => [defaultKey], defaults.level ?? "medium") });
     const result = {
       ours: { model: ours.getModel() && `${ours.getModel()!.provider}/${ours.getModel()!.id}`, level: ours.getThinkingLevel() },
       theirs: { model: theirs.model && `${theirs.model.provider}/${theirs.model.id}`, level: theirs.thinkingLevel },
@@ -173,6 +173,23 @@ describe("restoring a session's model and thinking level, against the reference"
       assert.deepEqual(recorded.slice(1), ["xhigh", "model:thinker", "high", "model:plain", "off", "model:deep", "medium", "low"]);
     } finally {
       await result.close();
+    }
+  });
+
+  it("a session that started without a model uses one added later (models.json written while it is open)", async () => {
+    const path = join(tmp.dir, "later.json");
+    const hub = await ModelHub.create({ files: [{ path, origin: "models.json" }], storedKeys: { get: async () => undefined, has: () => false }, allowCommands: () => false });
+    const sm = SessionManager.inMemory(tmp.dir);
+    const session = new AgentSession({ sessionManager: sm, ...hub.sessionConfig(() => [], "medium") });
+    try {
+      assert.equal(session.getModel(), undefined);
+      writeFileSync(path, JSON.stringify(MODELS));
+      hub.registry.refresh();
+      assert.equal(session.getModel()?.id, "plain");
+      assert.equal(session.getThinkingLevel(), "off", "medium, clamped to a model without thinking");
+    } finally {
+      await session.close();
+      hub.dispose();
     }
   });
 });

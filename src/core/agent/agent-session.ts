@@ -45,8 +45,11 @@ export interface AgentSessionConfig {
   describeModel?: ModelSource["describeModel"];
   /** Whether a model the session names may be restored (it has credentials); see ModelSource. */
   isModelAvailable?: ModelSource["isAvailable"];
-  /** Used when the session names no model, or one whose provider is not configured. */
-  defaultModel?: ModelInfo;
+  /**
+   * Used when the session names no model, or one whose provider is not configured. A function is
+   * asked each time, so a model added while the session is open is used by its next prompt.
+   */
+  defaultModel?: ModelInfo | (() => ModelInfo | undefined);
   /** Used when the session's path has no thinking-level entry (default "off"). */
   defaultThinkingLevel?: ThinkingLevel;
   /** Default: the core coding tools (read, write, edit, bash). */

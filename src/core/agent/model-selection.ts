@@ -68,34 +68,41 @@ export function sameModel(a: { provider: string; id: string } | undefined, b: { 
  * `thinking_level_change`, else the default; and the level is always one the model takes.
  */
 export class ModelSelection {
-  private current: ModelInfo | undefined;
+  /** The session's own choice (restored or set); undefined means "the host's default, whatever it is now". */
+  private chosen: ModelInfo | undefined;
+  /** The level asked for; what applies is this clamped to the model (see `thinkingLevel`). */
   private level: ThinkingLevel;
   private fallback: string | undefined;
 
   constructor(
     private readonly source: ModelSource,
     private readonly sessionManager: SessionManager,
-    private readonly defaults: { model?: ModelInfo; thinkingLevel?: ThinkingLevel },
+    private readonly defaults: { model?: ModelInfo | (() => ModelInfo | undefined); thinkingLevel?: ThinkingLevel },
   ) {
     const context = sessionManager.buildSessionContext();
     const hasLevel = sessionManager.getBranch().some((e) => e.type === "thinking_level_change");
-    const level = hasLevel && isThinkingLevel(context.thinkingLevel) ? context.thinkingLevel : (defaults.thinkingLevel ?? "off");
+    this.level = hasLevel && isThinkingLevel(context.thinkingLevel) ? context.thinkingLevel : (defaults.thinkingLevel ?? "off");
     const named = context.model;
-    const restored = named && (source.isAvailable?.(named) ?? true) ? resolveModel(source, named) : undefined;
-    this.current = restored ?? defaults.model;
-    if (named && !restored) {
+    this.chosen = named && (source.isAvailable?.(named) ?? true) ? resolveModel(source, named) : undefined;
+    if (named && !this.chosen) {
       const reason = resolveModel(source, named) ? "it has no API key" : "it is not configured here";
-      const using = this.current ? ` Using ${this.current.provider}/${this.current.id}.` : "";
+      const fallback = this.defaultModel();
+      const using = fallback ? ` Using ${fallback.provider}/${fallback.id}.` : "";
       this.fallback = `This session used ${named.provider}/${named.modelId}, which cannot be used (${reason}).${using}`;
     }
-    this.level = clampToLevels(this.current?.thinkingLevels, level);
   }
 
+  /** The session's model, else the host's default now (a model added later is picked up). */
   get model(): ModelInfo | undefined {
-    return this.current;
+    const chosen = this.chosen;
+    // The host's details as they are now: a models.json edited while the session is open (a new
+    // context window, say) applies at once.
+    if (chosen) return this.source.describeModel?.({ provider: chosen.provider, modelId: chosen.id }) ?? chosen;
+    return this.defaultModel();
   }
+  /** The level in use: the one asked for, clamped to what the model takes. */
   get thinkingLevel(): ThinkingLevel {
-    return this.level;
+    return clampToLevels(this.model?.thinkingLevels, this.level);
   }
   /** Why the session's own model was not restored, when it was not. */
   get fallbackNotice(): string | undefined {
@@ -104,43 +111,50 @@ export class ModelSelection {
 
   /** The provider serving the current model, if configured. */
   provider(): ModelProvider | undefined {
-    return this.current ? findProvider(this.source, this.current.provider) : undefined;
+    const model = this.model;
+    return model ? findProvider(this.source, model.provider) : undefined;
   }
 
   /**
    * Selects a model; throws when no provider serves it. Returns whether it changed. The thinking level
    * carries over, clamped to what the new model takes (coming from a model without thinking, the
-   * default level is used, as in Pi).
+   * default level is asked for, as in Pi).
    */
   setModel(model: ModelInfo): boolean {
     if (!findProvider(this.source, model.provider)) throw new Error(`No provider "${model.provider}" is configured.`);
-    const changed = !sameModel(this.current, model);
-    const wanted = this.current && this.current.supportsThinking === false ? (this.defaults.thinkingLevel ?? this.level) : this.level;
-    this.current = model;
+    const previous = this.model;
+    const changed = !sameModel(previous, model);
+    const wanted = previous && previous.supportsThinking === false ? (this.defaults.thinkingLevel ?? this.level) : this.thinkingLevel;
+    this.chosen = model;
     this.fallback = undefined;
     this.level = clampToLevels(model.thinkingLevels, wanted);
     this.record();
     return changed;
   }
 
-  /** Sets the level, clamped to what the current model takes. Returns whether the level changed. */
+  /** Sets the level, clamped to what the current model takes. Returns whether the level in use changed. */
   setThinkingLevel(level: ThinkingLevel): boolean {
     if (!isThinkingLevel(level)) throw new Error(`Unknown thinking level: ${String(level)}`);
-    const effective = clampToLevels(this.current?.thinkingLevels, level);
-    const changed = effective !== this.level;
-    this.level = effective;
+    const before = this.thinkingLevel;
+    this.level = clampToLevels(this.model?.thinkingLevels, level);
     this.record();
-    return changed;
+    return this.thinkingLevel !== before;
   }
 
   /** Appends model / thinking-level entries where the current path resolves to something else. */
   record(): void {
     if (this.sessionManager.isReadOnly()) return;
     const context = this.sessionManager.buildSessionContext();
-    const model = this.current;
+    const model = this.model;
     if (model && (context.model?.provider !== model.provider || context.model.modelId !== model.id)) {
       this.sessionManager.appendModelChange(model.provider, model.id);
     }
-    if (context.thinkingLevel !== this.level) this.sessionManager.appendThinkingLevelChange(this.level);
+    const level = this.thinkingLevel;
+    if (context.thinkingLevel !== level) this.sessionManager.appendThinkingLevelChange(level);
+  }
+
+  private defaultModel(): ModelInfo | undefined {
+    const fallback = this.defaults.model;
+    return typeof fallback === "function" ? fallback() : fallback;
   }
 }

@@ -108,13 +108,16 @@ export class ModelHub {
     return chosen ? describePiModel(chosen) : undefined;
   }
 
-  /** What an agent session needs from the registry: providers by id, model details, availability, defaults. */
-  sessionConfig(preferences: readonly (ModelKey | undefined)[], defaultThinkingLevel?: ThinkingLevel): AgentSessionConfig {
+  /**
+   * What an agent session needs from the registry: providers by id, model details, availability, and
+   * the default model, chosen anew each time it is asked for (files and keys change while sessions run).
+   */
+  sessionConfig(preferences: () => readonly (ModelKey | undefined)[], defaultThinkingLevel?: ThinkingLevel): AgentSessionConfig {
     return {
       resolveProvider: (id) => this.provider(id),
       describeModel: (ref) => this.describe(ref),
       isModelAvailable: (ref) => this.isAvailable(ref),
-      defaultModel: this.defaultModel(preferences),
+      defaultModel: () => this.defaultModel(preferences()),
       defaultThinkingLevel,
     };
   }

@@ -2,9 +2,9 @@ import * as vscode from "vscode";
 import type { AgentSession } from "../../core/agent/agent-session";
 import { AgentError } from "../../core/agent/errors";
 import { BUILTIN_SLASH_COMMANDS, parseSlashCommand } from "../../core/agent/slash-commands";
+import type { ModelInfo } from "../../core/agent/providers/provider";
 import { THINKING_LEVELS, type ThinkingLevel } from "../../core/session/types";
 import type { SlashCommand } from "../../protocol/chat-messages";
-import { hasModelConfigured } from "../model-config";
 import type { SessionHost } from "../session-host";
 import { RESTRICTED_MODE_REASON } from "../tool-safety";
 import { thinkingLevelsOf, type ChatActions } from "./chat-controller";
@@ -25,6 +25,10 @@ function restrictionText(session: AgentSession | undefined): string | null {
 
 export interface ChatActionDeps {
   host: SessionHost;
+  /** Whether any model could answer now (with no session open, the chat asks for one only when none can). */
+  hasModel(): boolean;
+  /** The model and level a new session would start with. */
+  defaults?(): { model: ModelInfo | undefined; thinkingLevel: ThinkingLevel };
   /** Shows an entry in the Conversation Tree. */
   revealEntry(entryId: string): void;
   /** Extension commands (registered by Pi extensions), when any. */
@@ -134,6 +138,7 @@ export function createChatActions(deps: ChatActionDeps): ChatActions {
     addModel: () => run("arbor.addModel"),
     revealEntry: deps.revealEntry,
     restriction: () => restrictionText(host.session),
-    noModelText: (session) => ((session ? session.getModel() : hasModelConfigured()) ? null : NO_MODEL_TEXT),
+    defaults: deps.defaults,
+    noModelText: (session) => ((session ? session.getModel() : deps.hasModel()) ? null : NO_MODEL_TEXT),
   };
 }

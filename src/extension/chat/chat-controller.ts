@@ -2,6 +2,7 @@ import * as vscode from "vscode";
 import type { AgentSession } from "../../core/agent/agent-session";
 import type { AgentSessionEvent } from "../../core/agent/events";
 import type { ModelInfo } from "../../core/agent/providers/provider";
+import { clampToLevels } from "../../core/models/thinking-levels";
 import type { SessionManager } from "../../core/session/session-manager";
 import { THINKING_LEVELS, type ThinkingLevel } from "../../core/session/types";
 import { DisposableStore } from "../../core/util/disposable";
@@ -41,6 +42,8 @@ export interface ChatActions {
   restriction(): string | null;
   /** Why there is no model and how to add one, or null when the session has one. */
   noModelText(session: AgentSession | undefined): string | null;
+  /** The model and level a new session would start with (shown in the pickers while no session is open). */
+  defaults?(): { model: ModelInfo | undefined; thinkingLevel: ThinkingLevel };
 }
 
 /** The thinking levels a model offers: what its description lists, else all of them for a model that thinks, else only "off". */
@@ -121,13 +124,21 @@ export class ChatController implements vscode.Disposable {
       session: info,
       transcript: this.transcript.window(),
       run: this.run,
-      model: chatModelOf(session?.getModel()),
-      thinkingLevel: session?.getThinkingLevel() ?? "off",
+      ...this.modelAndLevel(session),
       noModel: this.actions.noModelText(session),
       commands: this.actions.commands(),
       context: this.contextUse(),
       input: this.pendingInput,
     };
+  }
+
+  /** The session's model and level; with no session, what a new one would start with. */
+  private modelAndLevel(session: AgentSession | undefined): { model: ReturnType<typeof chatModelOf>; thinkingLevel: ThinkingLevel } {
+    if (session) return { model: chatModelOf(session.getModel()), thinkingLevel: session.getThinkingLevel() };
+    const defaults = this.actions.defaults?.();
+    const model = defaults?.model;
+    // The level a new session would use: the default, clamped to what the model takes.
+    return { model: chatModelOf(model), thinkingLevel: model && defaults ? clampToLevels(thinkingLevelsOf(model), defaults.thinkingLevel) : "off" };
   }
 
   /** The current session's title (the Sessions view's rule), or undefined without a session. */
@@ -154,7 +165,7 @@ export class ChatController implements vscode.Disposable {
   /** Sends the model, thinking level and context use again (after a model change or a reply). */
   postModelState(): void {
     const session = this.session;
-    this.broadcast({ type: "modelState", model: chatModelOf(session?.getModel()), thinkingLevel: session?.getThinkingLevel() ?? "off", noModel: this.actions.noModelText(session), context: this.contextUse() });
+    this.broadcast({ type: "modelState", ...this.modelAndLevel(session), noModel: this.actions.noModelText(session), context: this.contextUse() });
   }
 
   /** Sends the slash commands again (extensions registered or removed some). */

@@ -12,6 +12,7 @@ import type { SessionManager } from "../../../src/core/session/session-manager";
 import type { ChatController, ChatSurface } from "../../../src/extension/chat/chat-controller";
 import type { HostToChatMessage } from "../../../src/protocol/chat-messages";
 import { reply, startScriptedServer, type ScriptedServer } from "../../support/scripted-openai-server";
+import { localProviderConfig, modelApi, setPiProvider } from "./model-helpers";
 
 interface Api {
   readonly testing?: { readonly currentSession: SessionManager | undefined; readonly agentSession: AgentSession | undefined; readonly chat: ChatController };
@@ -85,8 +86,11 @@ describe("the chat in the extension host", function () {
     arbor = (await ext.activate()) as Api;
     assert.ok(arbor.testing, "the runner sets ARBOR_TEST_HOOKS=1");
     server = await startScriptedServer();
-    await config().update("model.baseUrl", server.baseUrl, vscode.ConfigurationTarget.Global);
-    await config().update("model.id", "scripted-model", vscode.ConfigurationTarget.Global);
+    // The scripted server as a Pi user sets up a local server: a provider in the agent folder's models.json.
+    setPiProvider("chat-endpoint", localProviderConfig(server.baseUrl, ["scripted-model"]));
+    const models = await modelApi();
+    await until(() => models.models.findEntry({ provider: "chat-endpoint", id: "scripted-model" }) !== undefined, "the models.json provider");
+    await vscode.commands.executeCommand("arbor.selectModel", { provider: "chat-endpoint", id: "scripted-model" });
     await config().update("compaction.keepRecentTokens", 10, vscode.ConfigurationTarget.Global);
     surface = new RecordingSurface();
     detach = chat().attach(surface);
@@ -96,9 +100,10 @@ describe("the chat in the extension host", function () {
 
   after(async () => {
     detach?.dispose();
-    for (const key of ["model.baseUrl", "model.id", "model.contextWindow", "compaction.keepRecentTokens", "tree.askToSummarizeBranch"]) {
+    for (const key of ["compaction.keepRecentTokens", "tree.askToSummarizeBranch"]) {
       await config().update(key, undefined, vscode.ConfigurationTarget.Global);
     }
+    setPiProvider("chat-endpoint", undefined);
     await server?.close();
   });
 
@@ -215,8 +220,9 @@ describe("the chat in the extension host", function () {
     send("fill the context");
     await idle();
     assert.equal(sm().getBranch().at(-1)?.type, "message", "no compaction under the default window");
-    // A smaller window (as after switching models): 20,000 - 16,384 reserved leaves 3,616 tokens.
-    await config().update("model.contextWindow", 20_000, vscode.ConfigurationTarget.Global);
+    // A smaller window (models.json edited, as after a switch to a smaller model): 20,000 - 16,384
+    // reserved leaves 3,616 tokens.
+    setPiProvider("chat-endpoint", localProviderConfig(server.baseUrl, [], { models: [{ id: "scripted-model", contextWindow: 20_000 }] }));
     await until(() => chat().state().model?.contextWindow === 20_000, "the smaller window");
     surface.clear();
     server.script(reply.text("## Goal\nAuto summary"), reply.text("Answer after compacting."));
@@ -230,7 +236,7 @@ describe("the chat in the extension host", function () {
     const ref = await readBack();
     assert.equal(lastMessage(ref).role, "assistant");
     assert.deepEqual(JSON.parse(JSON.stringify(sm().buildSessionContext().messages)), JSON.parse(JSON.stringify(ref.buildSessionContext().messages)));
-    await config().update("model.contextWindow", undefined, vscode.ConfigurationTarget.Global);
+    setPiProvider("chat-endpoint", localProviderConfig(server.baseUrl, ["scripted-model"]));
     await until(() => chat().state().model?.contextWindow !== 20_000, "the default window again");
   });
 

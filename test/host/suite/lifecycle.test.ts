@@ -13,6 +13,7 @@ import type { AgentSession } from "../../../src/core/agent/agent-session";
 import { SessionManager } from "../../../src/core/session/session-manager";
 import type { SampleSessions } from "../../support/sample-sessions";
 import { reply, startScriptedServer, type ScriptedServer } from "../../support/scripted-openai-server";
+import { localProviderConfig, modelApi, setPiProvider } from "./model-helpers";
 
 interface Ctx {
   readonly sessionFile: string | undefined;
@@ -184,8 +185,7 @@ describe("reloads for settings changes (issue 8.1)", function () {
   const config = () => vscode.workspace.getConfiguration("arbor");
   before(async () => (arbor = await api()));
   after(async () => {
-    await config().update("model.baseUrl", undefined, vscode.ConfigurationTarget.Global);
-    await config().update("model.id", undefined, vscode.ConfigurationTarget.Global);
+    setPiProvider("reload-endpoint", undefined);
     await config().update("compaction.enabled", undefined, vscode.ConfigurationTarget.Global);
     await server?.close();
   });
@@ -193,9 +193,11 @@ describe("reloads for settings changes (issue 8.1)", function () {
   it("waits for a running reply instead of stopping it, then rebuilds the session", async () => {
     server = await startScriptedServer();
     await vscode.commands.executeCommand("arbor.resumeSession", copyOfMain("reload"));
-    await config().update("model.baseUrl", server.baseUrl, vscode.ConfigurationTarget.Global);
-    await config().update("model.id", "scripted-model", vscode.ConfigurationTarget.Global);
-    await until(() => arbor.testing!.agentSession?.getModel()?.id === "scripted-model", "the model settings");
+    setPiProvider("reload-endpoint", localProviderConfig(server.baseUrl, ["scripted-model"]));
+    const models = await modelApi();
+    await until(() => models.models.findEntry({ provider: "reload-endpoint", id: "scripted-model" }) !== undefined, "the models.json provider");
+    await vscode.commands.executeCommand("arbor.selectModel", { provider: "reload-endpoint", id: "scripted-model" });
+    await until(() => arbor.testing!.agentSession?.getModel()?.id === "scripted-model", "the model");
     await sleep(300);
     const starts: string[] = [];
     const reg = arbor.registerSessionExtension({ name: "reload-watch", handlers: { session_start: (e: { reason: string }) => void starts.push(e.reason) } });

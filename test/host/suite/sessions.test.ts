@@ -8,6 +8,7 @@ import * as vscode from "vscode";
 import { SessionManager } from "../../../src/core/session/session-manager";
 import type { SampleSessions } from "../../support/sample-sessions";
 import { reply, startScriptedServer, type ScriptedServer } from "../../support/scripted-openai-server";
+import { localProviderConfig, modelApi, setPiProvider } from "./model-helpers";
 
 interface StaleCheckContext {
   readonly sessionFile: string | undefined;
@@ -241,8 +242,9 @@ describe("leaving a branch with a summary, through a model endpoint", function (
   before(async () => (arbor = await api()));
   after(async () => {
     const config = vscode.workspace.getConfiguration("arbor");
-    await config.update("model.baseUrl", undefined, vscode.ConfigurationTarget.Global);
-    await config.update("model.id", undefined, vscode.ConfigurationTarget.Global);
+    setPiProvider("summary-endpoint", undefined);
+    const models = await modelApi();
+    await until(() => models.models.findEntry({ provider: "summary-endpoint", id: "scripted-model" }) === undefined, "the provider to be gone", 15_000);
     await config.update("tree.askToSummarizeBranch", undefined, vscode.ConfigurationTarget.Global);
     await server?.close();
   });
@@ -253,12 +255,13 @@ describe("leaving a branch with a summary, through a model endpoint", function (
     const s = samples();
     await vscode.commands.executeCommand("arbor.resumeSession", s.mainFile);
     const config = vscode.workspace.getConfiguration("arbor");
-    await config.update("model.baseUrl", endpoint.baseUrl, vscode.ConfigurationTarget.Global);
-    await config.update("model.id", "scripted-model", vscode.ConfigurationTarget.Global);
+    // A local endpoint configured as a Pi user does: a provider in the agent folder's models.json.
+    setPiProvider("summary-endpoint", localProviderConfig(endpoint.baseUrl, ["scripted-model"]));
+    const models = await modelApi();
+    await until(() => models.models.findEntry({ provider: "summary-endpoint", id: "scripted-model" }) !== undefined, "the models.json provider");
+    await vscode.commands.executeCommand("arbor.selectModel", { provider: "summary-endpoint", id: "scripted-model" });
     await config.update("tree.askToSummarizeBranch", true, vscode.ConfigurationTarget.Global);
-    // the agent session is rebuilt with the new model settings
     await until(() => current(arbor)?.getSessionFile() === s.mainFile, "the session", 5000);
-    await sleep(500);
     endpoint.script(reply.text("## Goal\nTried a streaming reader; it broke on CRLF."));
     const before = current(arbor)!.getLeafId();
     const running = vscode.commands.executeCommand("arbor.checkoutEntry", s.main.abandonedLeafId);

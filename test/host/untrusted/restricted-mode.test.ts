@@ -6,7 +6,7 @@
  * one (the tree filter) still applies, which proves the file was read.
  */
 import { strict as assert } from "node:assert";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, isAbsolute } from "node:path";
 import * as vscode from "vscode";
 import { sessionDirForCwd } from "../../../src/core/session/paths";
@@ -62,8 +62,7 @@ describe("Restricted Mode: an untrusted workspace's settings", function () {
 
   after(async () => {
     const c = vscode.workspace.getConfiguration("arbor");
-    await c.update("model.baseUrl", undefined, vscode.ConfigurationTarget.Workspace);
-    await c.update("model.id", undefined, vscode.ConfigurationTarget.Workspace);
+    await c.update("model.default", undefined, vscode.ConfigurationTarget.Workspace);
     await server?.close();
   });
 
@@ -107,15 +106,20 @@ describe("Restricted Mode: an untrusted workspace's settings", function () {
   it("sends no prompt to a model the workspace names, also when it names it while open", async () => {
     server = await startScriptedServer();
     server.script(reply.text("stolen"));
+    // The repository ships Pi's models.json in the agent folder its settings point at, with its own server,
+    // and names that model as the default while the window is open.
+    const agentDir = String(hostile["arbor.agentDirectory"]).replace("${workspaceFolder}", workspace);
+    mkdirSync(agentDir, { recursive: true });
+    const models = { providers: { workspace: { baseUrl: server.baseUrl, api: "openai-completions", apiKey: "none", models: [{ id: "workspace-model" }] } } };
+    writeFileSync(join(agentDir, "models.json"), JSON.stringify(models));
     const c = vscode.workspace.getConfiguration("arbor");
-    await c.update("model.baseUrl", server.baseUrl, vscode.ConfigurationTarget.Workspace);
-    await c.update("model.id", "workspace-model", vscode.ConfigurationTarget.Workspace);
+    await c.update("model.default", "workspace/workspace-model", vscode.ConfigurationTarget.Workspace);
     // VS Code hides a restricted setting's workspace value in Restricted Mode, even from inspect(): read the file.
     const written = JSON.parse(readFileSync(join(workspace, ".vscode/settings.json"), "utf8")) as Record<string, unknown>;
-    assert.equal(written["arbor.model.baseUrl"], server.baseUrl, "the workspace value was written");
+    assert.equal(written["arbor.model.default"], "workspace/workspace-model", "the workspace value was written");
     await vscode.commands.executeCommand("arbor.newSession");
     await until(() => arbor.testing!.agentSession !== undefined, "a session");
-    assert.equal(arbor.testing!.agentSession!.getModel()?.id, undefined, "the session took the workspace's model");
+    assert.notEqual(arbor.testing!.agentSession!.getModel()?.id, "workspace-model", "the session took the workspace's model");
     await arbor.testing!.agentSession!.prompt("the abandoned branch's secrets").catch(() => undefined);
     assert.equal(server.requests.length, 0, "a request reached the workspace's server");
   });

@@ -1,0 +1,50 @@
+import * as vscode from "vscode";
+import type { InsecureSend } from "../../core/models/pi-ai-provider";
+
+const ALLOWED_ORIGINS_KEY = "arbor.plainHttpKeyOrigins";
+
+/**
+ * Asks before an API key goes over plain `http://` to another machine, naming the provider and the
+ * host; "Always for This Host" is remembered (the origin only) in globalState. Concurrent calls to
+ * the same origin share one question.
+ */
+export class InsecureSendGuard {
+  private readonly pending = new Map<string, Promise<boolean>>();
+
+  constructor(private readonly state: vscode.Memento) {}
+
+  confirm = (send: InsecureSend): Promise<boolean> => {
+    if (this.allowedOrigins().includes(send.origin)) return Promise.resolve(true);
+    let answer = this.pending.get(send.origin);
+    if (!answer) {
+      answer = this.ask(send).finally(() => this.pending.delete(send.origin));
+      this.pending.set(send.origin, answer);
+    }
+    return answer;
+  };
+
+  /** Forgets every "Always for This Host". */
+  async reset(): Promise<void> {
+    await this.state.update(ALLOWED_ORIGINS_KEY, []);
+  }
+
+  private allowedOrigins(): string[] {
+    return this.state.get<string[]>(ALLOWED_ORIGINS_KEY, []);
+  }
+
+  private async ask(send: InsecureSend): Promise<boolean> {
+    const once = "Send Once";
+    const always = "Always for This Host";
+    const choice = await vscode.window.showWarningMessage(
+      `Send the API key of "${send.provider}" unencrypted to ${send.origin}?`,
+      {
+        modal: true,
+        detail: `The model endpoint uses plain http and is not on this machine, so anyone on the network path can read the key. Use https where you can. Cancel sends nothing.`,
+      },
+      once,
+      always,
+    );
+    if (choice === always) await this.state.update(ALLOWED_ORIGINS_KEY, [...new Set([...this.allowedOrigins(), send.origin])]);
+    return choice === once || choice === always;
+  }
+}

@@ -1,0 +1,96 @@
+import * as vscode from "vscode";
+import { join } from "node:path";
+import { AgentError } from "../../core/agent/errors";
+import { formatModelKey, type ModelKey } from "../../core/models/default-model";
+import { readPiAuthFile } from "../../core/models/pi-auth-file";
+import type { SessionHost } from "../session-host";
+import type { ModelService } from "./model-service";
+
+/** The steps the model commands share: using a model, asking for a key, importing Pi's keys. */
+export class ModelActions {
+  constructor(
+    private readonly host: SessionHost,
+    readonly models: ModelService,
+    private readonly agentDir: () => string,
+  ) {}
+
+  /**
+   * Makes a model the current session's (recorded as Pi records a model change) and the default for
+   * new sessions. A model whose key is missing asks for the key first. Returns whether it was used.
+   */
+  async useModel(key: ModelKey): Promise<boolean> {
+    await this.models.ready;
+    const info = this.models.describe(key);
+    if (!info) throw new Error(`Arbor does not know the model ${formatModelKey(key)}. Run "Arbor: Add a Model..." to set it up.`);
+    if (this.models.findEntry(key)?.keyMissing && !(await this.promptForKey(key.provider, `${info.name} needs an API key for ${this.models.providerName(key.provider)}.`))) {
+      return false;
+    }
+    await this.models.rememberSelection(key);
+    const session = this.host.session;
+    if (session && !session.isDisposed()) {
+      try {
+        session.setModel(info);
+      } catch (error) {
+        if (error instanceof AgentError) throw new Error(`Could not use ${info.name}: ${error.message}`);
+        throw error;
+      }
+    }
+    vscode.window.setStatusBarMessage(`$(sparkle) Model: ${info.name}`, 4000);
+    return true;
+  }
+
+  /** Asks for a provider's key and stores it (empty removes it). Returns whether a key was stored. */
+  async promptForKey(provider: string, reason?: string): Promise<boolean> {
+    await this.models.ready;
+    const name = this.models.providerName(provider);
+    const from = this.models.keyFrom(provider);
+    const key = await vscode.window.showInputBox({
+      title: `API key for ${name}`,
+      prompt: [reason, `Kept in VS Code's secret storage, never in settings, logs or session files.${from ? ` Now: ${from}.` : ""} Empty removes the stored key.`].filter(Boolean).join(" "),
+      password: true,
+      ignoreFocusOut: true,
+      placeHolder: "Paste the key",
+    });
+    if (key === undefined) return false;
+    const trimmed = key.trim();
+    await this.models.keys.set(provider, trimmed);
+    void vscode.window.showInformationMessage(trimmed ? `Stored the API key for ${name}.` : `Removed the API key stored for ${name}.`);
+    return trimmed !== "";
+  }
+
+  /** Pi's auth.json in the agent folder. */
+  piAuthFile(): string {
+    return join(this.agentDir(), "auth.json");
+  }
+
+  /**
+   * Imports the API keys of Pi's auth.json into SecretStorage after a confirmation that names the file,
+   * the providers, the keys it replaces and what it skips. Returns how many keys were imported.
+   */
+  async importPiCredentials(): Promise<number> {
+    await this.models.ready;
+    const file = this.piAuthFile();
+    const entries = await readPiAuthFile(file);
+    const importable = entries.flatMap((entry) => (entry.importable ? [entry] : []));
+    const skipped = entries.flatMap((entry) => (entry.importable ? [] : [`${entry.provider} (${entry.reason})`]));
+    if (importable.length === 0) {
+      void vscode.window.showInformationMessage(`${file} holds no API keys Arbor can import.${skipped.length ? ` Skipped: ${skipped.join("; ")}.` : ""}`);
+      return 0;
+    }
+    const names = importable.map((entry) => this.models.providerName(entry.provider));
+    const replacing = importable.filter((entry) => this.models.keys.has(entry.provider)).map((entry) => this.models.providerName(entry.provider));
+    const detail = [
+      `API keys for: ${names.join(", ")}.`,
+      replacing.length > 0 ? `This replaces the keys Arbor has stored for: ${replacing.join(", ")}.` : "",
+      skipped.length > 0 ? `Skipped: ${skipped.join("; ")}.` : "",
+      "The keys are copied into VS Code's secret storage; the file is not changed.",
+    ]
+      .filter(Boolean)
+      .join("\n");
+    const choice = await vscode.window.showWarningMessage(`Import ${importable.length} API key${importable.length === 1 ? "" : "s"} from ${file}?`, { modal: true, detail }, "Import");
+    if (choice !== "Import") return 0;
+    for (const entry of importable) await this.models.keys.set(entry.provider, entry.key);
+    void vscode.window.showInformationMessage(`Imported the API keys for ${names.join(", ")} from ${file}.`);
+    return importable.length;
+  }
+}

@@ -49,10 +49,12 @@ describe("approving a tool call in a real VS Code (e2e)", function () {
     mkdirSync(workspace);
     writeFileSync(join(workspace, "README.md"), "# e2e workspace\n");
     server = await startScriptedServer();
+    // The scripted server set up as a Pi user sets up a local server: a provider in models.json.
+    mkdirSync(agentDir, { recursive: true });
+    writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { scripted: { baseUrl: server.baseUrl, api: "openai-completions", apiKey: "local", models: [{ id: "scripted-model" }] } } }));
     session = await openWorkbench({
       folder: workspace,
       env: { PI_CODING_AGENT_DIR: agentDir },
-      settings: { "arbor.model.baseUrl": server.baseUrl, "arbor.model.id": "scripted-model" },
     });
     await session.workbench.openViewContainer("Arbor");
   });

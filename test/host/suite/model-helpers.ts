@@ -87,3 +87,15 @@ export function filesUnder(dir: string, keep: (name: string) => boolean = () => 
     return stat.isFile() && keep(name) ? [path] : [];
   });
 }
+
+/**
+ * The scripted server as the model of new sessions, set up as a Pi user sets up a local server: a
+ * provider in the agent folder's models.json, then chosen with Select Model (the current session
+ * switches too). Undo with `setPiProvider(provider, undefined)`.
+ */
+export async function useScriptedModel(provider: string, baseUrl: string, modelId = "scripted-model"): Promise<void> {
+  setPiProvider(provider, localProviderConfig(baseUrl, [modelId]));
+  const { models } = await modelApi();
+  await until(() => models.findEntry({ provider, id: modelId }) !== undefined, `the models.json provider ${provider}`);
+  assert.equal(await vscode.commands.executeCommand("arbor.selectModel", { provider, id: modelId }), true, `${provider}/${modelId} selected`);
+}

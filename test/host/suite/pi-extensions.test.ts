@@ -15,6 +15,7 @@ import type { ChatController, ChatSurface } from "../../../src/extension/chat/ch
 import type { PiExtensions } from "../../../src/extension/pi/pi-extensions";
 import type { HostToChatMessage } from "../../../src/protocol/chat-messages";
 import { reply, startScriptedServer, type ScriptedServer } from "../../support/scripted-openai-server";
+import { setPiProvider, useScriptedModel } from "./model-helpers";
 
 interface Api {
   readonly testing?: { readonly currentSession: SessionManager | undefined; readonly agentSession: AgentSession | undefined; readonly chat: ChatController; readonly piExtensions: PiExtensions };
@@ -142,8 +143,7 @@ describe("Pi's example extensions in the extension host (issue 8.2)", function (
     server = await startScriptedServer();
     folder = mkdtempSync(join(tmpdir(), "arbor-pi-ext-"));
     mkdirSync(folder, { recursive: true });
-    await config().update("model.baseUrl", server.baseUrl, vscode.ConfigurationTarget.Global);
-    await config().update("model.id", "scripted-model", vscode.ConfigurationTarget.Global);
+    await useScriptedModel("pi-ext-endpoint", server.baseUrl);
     await config().update("extensions.paths", [folder], vscode.ConfigurationTarget.Global);
     surface = new RecordingSurface();
     detach = testing().chat.attach(surface);
@@ -161,7 +161,7 @@ describe("Pi's example extensions in the extension host (issue 8.2)", function (
     picks?.dispose();
     notes?.dispose();
     detach?.dispose();
-    for (const key of ["model.baseUrl", "model.id"]) await config().update(key, undefined, vscode.ConfigurationTarget.Global);
+    setPiProvider("pi-ext-endpoint", undefined);
     await server?.close();
   });
 

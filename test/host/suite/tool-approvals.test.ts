@@ -13,6 +13,7 @@ import type { AgentSession } from "../../../src/core/agent/agent-session";
 import type { SessionManager } from "../../../src/core/session/session-manager";
 import type { ApprovalDialog, ApprovalPresenter } from "../../../src/extension/tool-approvals";
 import { reply, startScriptedServer, type ScriptedServer } from "../../support/scripted-openai-server";
+import { setPiProvider, useScriptedModel } from "./model-helpers";
 
 interface Api {
   readonly testing?: {
@@ -84,15 +85,11 @@ describe("tool approvals in the extension host", function () {
   before(async () => {
     hooks = await testing();
     server = await startScriptedServer();
-    await config().update("model.baseUrl", server.baseUrl, vscode.ConfigurationTarget.Global);
-    await config().update("model.id", "scripted-model", vscode.ConfigurationTarget.Global);
-    // The model settings rebuild the open session; let that happen before starting new ones.
-    await until(() => hooks.agentSession === undefined || hooks.agentSession.getModel()?.id === "scripted-model", "the session to pick up the model");
+    await useScriptedModel("approvals-endpoint", server.baseUrl);
   });
 
   after(async () => {
-    await config().update("model.baseUrl", undefined, vscode.ConfigurationTarget.Global);
-    await config().update("model.id", undefined, vscode.ConfigurationTarget.Global);
+    setPiProvider("approvals-endpoint", undefined);
     await config().update("tools.autoApprove", undefined, vscode.ConfigurationTarget.Global);
     await server.close();
   });

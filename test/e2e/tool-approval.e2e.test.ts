@@ -97,7 +97,7 @@ describe("approving a tool call in a real VS Code (e2e)", function () {
     assert.equal(existsSync(join(workspace, "approved.txt")), false, "nothing runs before the answer");
     await workbench.screenshot("tool-approval-dialog");
     await clickModalButton(page, "Allow Once");
-    const written = await waitUntil("the approved command to run", () => existsSync(join(workspace, "approved.txt")) && readFileSync(join(workspace, "approved.txt"), "utf8"));
+    const written = await waitUntil("the approved command to run", () => existsSync(join(workspace, "approved.txt")) && (readFileSync(join(workspace, "approved.txt"), "utf8") || undefined));
     assert.equal(written, "approved in the workbench");
     const result = await waitUntil("the tool result in the session file", () => toolResultOnDisk(agentDir, "call_e2e_allow"), 30_000);
     assert.deepEqual(result, { isError: false, text: "(no output)" });

@@ -9,6 +9,7 @@ import { strict as assert } from "node:assert";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import * as vscode from "vscode";
+import { sessionDirForCwd } from "../../../src/core/session/paths";
 import type { AgentSessionEvent } from "../../../src/core/agent/events";
 import { reply, startScriptedServer, type ScriptedServer } from "../../support/scripted-openai-server";
 import type { HostToChatMessage } from "../../../src/protocol/chat-messages";
@@ -193,7 +194,8 @@ describe("models", function () {
         assert.equal(await vscode.commands.executeCommand("arbor.selectModel", { provider: "host-local", id: "scripted-model" }), true);
         const pi = await loadReference();
         const workspace = process.env.ARBOR_HOST_WORKSPACE!;
-        const writer = pi.SessionManager.create(workspace, join(dirname(arbor.models.arborModelsFile), "resume-sessions"));
+        // In the workspace's own sessions folder: Resume takes only files under the sessions folders Arbor knows.
+        const writer = pi.SessionManager.create(workspace, sessionDirForCwd(workspace, { agentDir: process.env.PI_CODING_AGENT_DIR }));
         writer.appendModelChange("host-resume", "resume-thinker");
         writer.appendThinkingLevelChange("low");
         writer.appendMessage({ role: "user", content: "earlier question", timestamp: 1 });

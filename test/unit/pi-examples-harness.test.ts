@@ -5,6 +5,7 @@
  */
 import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import type { AgentSessionConfig } from "../../src/core/agent/agent-session";
 import { discoverExtensions } from "../../src/core/pi-extensions/discovery";
 import { PiExtensionSet } from "../../src/core/pi-extensions/pi-extension-set";
 import type { AgentSessionRuntime } from "../../src/core/runtime/agent-session-runtime";
@@ -26,7 +27,11 @@ export interface PiKit {
 }
 
 /** Copies example files (unchanged) into a fresh agent directory's extensions/ and starts a runtime that loads them. */
-export async function startWithExamples(kit: AgentKit, examples: string[], options: { timeoutMs?: number; extraFiles?: Record<string, string> } = {}): Promise<PiKit> {
+export async function startWithExamples(
+  kit: AgentKit,
+  examples: string[],
+  options: { timeoutMs?: number; extraFiles?: Record<string, string>; /** Extra session configuration (a tool policy...). */ session?: AgentSessionConfig } = {},
+): Promise<PiKit> {
   const agentDir = join(kit.root, "agent");
   mkdirSync(join(agentDir, "extensions"), { recursive: true });
   for (const name of examples) copyFileSync(join(EXAMPLES_DIR, name), join(agentDir, "extensions", name));
@@ -44,6 +49,6 @@ export async function startWithExamples(kit: AgentKit, examples: string[], optio
     cacheDir: false,
     requestShutdown: () => undefined,
   });
-  const runtime = await startRuntime(kit, { extensions, sessionExtensions: set });
+  const runtime = await startRuntime(kit, { extensions, sessionExtensions: set, ...(options.session ? { configureSession: () => kit.config(options.session) } : {}) });
   return { runtime, set, ui, extensions, agentDir, reports };
 }

@@ -61,6 +61,8 @@ function piShaped(tool: AgentTool, createdWith: string): PiTool {
         // Outside a session's run there is no workspace trust to go by: no shell.
         allowShell: scope?.allowShell ?? false,
         outputDirectory: scope?.outputDirectory,
+        processGroups: scope?.processGroups,
+        commandTimeoutMs: scope?.commandTimeoutMs,
         onUpdate: onUpdate ? (text) => onUpdate({ content: [{ type: "text", text }] }) : undefined,
       });
       if (outcome.isError) {

@@ -52,7 +52,14 @@ export function adaptPiTool(tool: PiTool, binding: PiToolBinding): AgentTool {
             if (text) context.onUpdate!(text);
           }
         : undefined;
-      const scope = { cwd: context.cwd, allowShell: context.allowShell, limits: context.limits ?? DEFAULT_OUTPUT_LIMITS, outputDirectory: context.outputDirectory };
+      const scope = {
+        cwd: context.cwd,
+        allowShell: context.allowShell,
+        limits: context.limits ?? DEFAULT_OUTPUT_LIMITS,
+        outputDirectory: context.outputDirectory,
+        processGroups: context.processGroups,
+        commandTimeoutMs: context.commandTimeoutMs,
+      };
       const result = await runInToolScope(scope, () => tool.execute(context.toolCallId, params, context.signal, onUpdate, binding.context()));
       const content = Array.isArray(result?.content) ? (result.content as (TextContent | ImageContent)[]) : [{ type: "text" as const, text: String(result ?? "") }];
       const outcome: ToolOutcome = { content };

@@ -6,12 +6,17 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { OutputLimits } from "../agent/output/output-limits";
+import type { ProcessGroups } from "../agent/shell/process-groups";
 
 export interface ToolScope {
   cwd: string;
   allowShell: boolean;
   limits: OutputLimits;
   outputDirectory?: string;
+  /** The session's process groups: a command run through Pi's `createBashTool` is tracked and stopped with the session. */
+  processGroups?: ProcessGroups;
+  /** The host's default command timeout (the bash tool's own `timeout` argument wins). */
+  commandTimeoutMs?: number;
 }
 
 const scopes = new AsyncLocalStorage<ToolScope>();

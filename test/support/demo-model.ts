@@ -48,6 +48,10 @@ export function demoReply(body: unknown): ScriptedReply {
       "## Goal\nTry Arbor with the demo model.\n\n## Progress\n- Chatted with the scripted model\n- Ran tools after approving them\n\n## Next steps\n- Branch from the tree and compare\n",
     );
   }
+  if (last?.role === "tool" && /^The user denied\b|^No one could be asked\b/.test(textOf(last.content))) {
+    // The denial reached the model as the call's result: it says so instead of trying another way.
+    return streamed(`You denied that, so nothing ran. The tool result told me:\n\n> ${textOf(last.content).split("\n")[0]}\n\nTell me what to do instead, or ask again and choose **Allow Once**.`);
+  }
   if (last?.role === "tool") {
     const output = textOf(last.content).split("\n").slice(0, 12).join("\n");
     return streamed(`Here is what the tool returned (first lines):\n\n\`\`\`\n${output}\n\`\`\`\n\nAsk me to **read** a file, **list files**, or **write a note** next.`);

@@ -198,6 +198,9 @@ export class ChatController implements vscode.Disposable {
     }, attempt === 0 ? 0 : 20);
   }
 
+  /** The run line's text before an approval dialog replaced it. */
+  private labelBeforeApproval: string | undefined;
+
   private setRun(run: RunState | null): void {
     this.run = run;
     this.broadcast({ type: "runState", run });
@@ -241,6 +244,7 @@ export class ChatController implements vscode.Disposable {
       case "run_start":
         return this.setRun({ kind: "reply", label: "Waiting for the model…" });
       case "run_end":
+        this.labelBeforeApproval = undefined;
         this.setRun(null);
         this.postModelState();
         return this.sendQueued();
@@ -265,6 +269,19 @@ export class ChatController implements vscode.Disposable {
         return this.broadcast({ type: "toolProgress", toolCallId: event.toolCallId, toolName: event.toolName, state: "running" });
       case "tool_update":
         return this.broadcast({ type: "toolProgress", toolCallId: event.toolCallId, toolName: "", state: "output", text: event.text.slice(-20_000) });
+      case "approval_requested":
+        // The modal asks; the chat's run line says what the reply waits for, then goes back.
+        if (this.run) {
+          this.labelBeforeApproval = this.run.label;
+          this.setRun({ ...this.run, label: "Waiting for your approval…" });
+        }
+        return;
+      case "approval_resolved":
+        // "Allow for This Session" of a foreign folder lifts the line that said the tools would ask.
+        if (event.request.kind === "working-folder") this.refreshSessionInfo();
+        if (this.run && this.labelBeforeApproval !== undefined) this.setRun({ ...this.run, label: this.labelBeforeApproval });
+        this.labelBeforeApproval = undefined;
+        return;
       case "tool_end":
         this.setRun({ kind: "reply", label: "Waiting for the model…" });
         return this.broadcast({ type: "toolProgress", toolCallId: event.toolCallId, toolName: event.result.toolName, state: "done" });

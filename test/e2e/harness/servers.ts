@@ -45,7 +45,7 @@ export async function startCodeServer(sandbox: Sandbox, folder: string, options:
   const port = options.port ?? (await findFreePort());
   const server = startProcess(process.execPath, [
     codeServerEntry, "--bind-addr", `127.0.0.1:${port}`, "--auth", "none",
-    "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override",
+    "--disable-telemetry", "--disable-update-check", ...(options.workspaceTrust ? [] : ["--disable-workspace-trust"]), "--disable-getting-started-override",
     "--user-data-dir", sandbox.userDataDir, "--extensions-dir", sandbox.extensionsDir, folder,
   ], { env: sandbox.env, ...(options.echo ? { echo: options.echo } : {}) });
   return ready(server, port, "/healthz", options);

@@ -26,6 +26,8 @@ export interface OpenWorkbenchOptions {
   readonly theme?: keyof typeof colorThemes;
   /** The browser viewport; 1400×900 by default. */
   readonly viewport?: { readonly width: number; readonly height: number };
+  /** Open the folder untrusted (Restricted Mode), without the trust prompt; trust is off by default. */
+  readonly restrictedMode?: boolean;
 }
 
 /** Everything one end-to-end session started. */
@@ -49,7 +51,8 @@ export async function openWorkbench(options: OpenWorkbenchOptions): Promise<Work
   const vsix = options.vsix === undefined ? vsixPath : options.vsix;
   if (vsix !== null && !existsSync(vsix)) throw new Error(`No extension package at ${vsix}: run \`npm run package\`.`);
   const verbose = options.verbose ?? process.env.ARBOR_E2E_VERBOSE === "1";
-  const settings = { ...(options.theme ? { "workbench.colorTheme": colorThemes[options.theme] } : {}), ...options.settings };
+  const trust = options.restrictedMode ? { "security.workspace.trust.enabled": true, "security.workspace.trust.startupPrompt": "never" } : {};
+  const settings = { ...(options.theme ? { "workbench.colorTheme": colorThemes[options.theme] } : {}), ...trust, ...options.settings };
   const sandbox = createSandbox("e2e", { ...(options.env ? { env: options.env } : {}), settings });
   const cleanups: (() => Promise<void> | void)[] = [() => sandbox.dispose()];
   let closed = false;
@@ -66,7 +69,10 @@ export async function openWorkbench(options: OpenWorkbenchOptions): Promise<Work
   };
   try {
     if (vsix !== null) installVsix(sandbox, vsix);
-    const server = await startCodeServer(sandbox, options.folder, verbose ? { echo: (line) => console.log(`[code-server] ${line}`) } : {});
+    const server = await startCodeServer(sandbox, options.folder, {
+      ...(verbose ? { echo: (line: string) => console.log(`[code-server] ${line}`) } : {}),
+      ...(options.restrictedMode ? { workspaceTrust: true } : {}),
+    });
     cleanups.push(() => server.stop());
     const browser = await launchChromium(sandbox);
     cleanups.push(() => browser.close());

@@ -1,0 +1,76 @@
+/**
+ * Restricted Mode in a real VS Code (code-server with workspace trust on, the folder not trusted):
+ * the chat says why the agent only reads here, `!cmd` runs nothing, the model is offered read-only
+ * tools only, and a bash call it makes anyway is refused without a dialog, the refusal recorded as
+ * the call's result.
+ */
+import { strict as assert } from "node:assert";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { reply, startScriptedServer, type ScriptedServer } from "../support/scripted-openai-server";
+import { createScratchFolder, modalDialog, openWorkbench, WorkbenchSession } from "./harness";
+import { chatView, waitUntil } from "./harness/arbor-views";
+
+describe("Restricted Mode in a real VS Code (e2e)", function () {
+  this.timeout(180_000);
+  let scratch: { readonly path: string; dispose(): void };
+  let server: ScriptedServer;
+  let session: WorkbenchSession | undefined;
+  let workspace: string;
+
+  before(async () => {
+    scratch = createScratchFolder("e2e-restricted");
+    workspace = join(scratch.path, "workspace");
+    mkdirSync(workspace);
+    writeFileSync(join(workspace, "README.md"), "# untrusted workspace\n");
+    server = await startScriptedServer();
+    session = await openWorkbench({
+      folder: workspace,
+      restrictedMode: true,
+      env: { PI_CODING_AGENT_DIR: join(scratch.path, "agent") },
+      settings: { "arbor.model.baseUrl": server.baseUrl, "arbor.model.id": "scripted-model" },
+    });
+    await session.workbench.openViewContainer("Arbor");
+  });
+
+  after(async () => {
+    await session?.close();
+    await server?.close();
+    scratch?.dispose();
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === "failed" && session) await session.workbench.screenshot(`failed-${this.currentTest.fullTitle()}`).catch(() => undefined);
+  });
+
+  async function sendInChat(text: string): Promise<void> {
+    const input = chatView(session!.workbench).locator("textarea.input");
+    await input.waitFor({ state: "visible", timeout: 60_000 });
+    await input.click();
+    await input.fill(text);
+    await input.press("Enter");
+  }
+
+  it("the chat says why; !cmd runs nothing", async () => {
+    await sendInChat("!touch from-bang.txt");
+    const notice = chatView(session!.workbench).locator(".notice-restricted .notice-text");
+    await notice.waitFor({ state: "visible", timeout: 60_000 });
+    assert.match(await notice.innerText(), /^Restricted Mode: this workspace is not trusted, so the agent only reads files here\./);
+    await chatView(session!.workbench).getByText(/Shell commands are disabled in this workspace/).first().waitFor({ state: "visible", timeout: 60_000 });
+    assert.equal(existsSync(join(workspace, "from-bang.txt")), false);
+    await session!.workbench.screenshot("restricted-mode-chat");
+  });
+
+  it("the model is offered read-only tools; a bash call is refused without a dialog and the refusal is what the model reads", async () => {
+    const completions = () => server.requests.filter((r) => r.path.endsWith("/chat/completions"));
+    const before = completions().length;
+    server.script(reply.toolCall({ id: "call_restricted", name: "bash", arguments: { command: "touch from-tool.txt" } }), reply.text("I cannot run commands here."));
+    await sendInChat("Create from-tool.txt");
+    await waitUntil("the second request, after the refused call", () => completions().length >= before + 2, 60_000);
+    const first = completions()[before]!.body as { tools?: { function: { name: string } }[] };
+    assert.deepEqual((first.tools ?? []).map((t) => t.function.name), ["read"]);
+    assert.match(JSON.stringify(completions()[before + 1]!.body), /Shell commands are disabled in this workspace/);
+    assert.equal(await modalDialog(session!.page).count(), 0, "no approval was asked for");
+    assert.equal(existsSync(join(workspace, "from-tool.txt")), false);
+  });
+});

@@ -24,11 +24,14 @@ describe("Restricted Mode in a real VS Code (e2e)", function () {
     mkdirSync(workspace);
     writeFileSync(join(workspace, "README.md"), "# untrusted workspace\n");
     server = await startScriptedServer();
+    // The model is the user's own (Pi's models.json in the user's agent folder), not the workspace's.
+    const agentDir = join(scratch.path, "agent");
+    mkdirSync(agentDir, { recursive: true });
+    writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { scripted: { baseUrl: server.baseUrl, api: "openai-completions", apiKey: "local", models: [{ id: "scripted-model" }] } } }));
     session = await openWorkbench({
       folder: workspace,
       restrictedMode: true,
-      env: { PI_CODING_AGENT_DIR: join(scratch.path, "agent") },
-      settings: { "arbor.model.baseUrl": server.baseUrl, "arbor.model.id": "scripted-model" },
+      env: { PI_CODING_AGENT_DIR: agentDir },
     });
     await session.workbench.openViewContainer("Arbor");
   });

@@ -222,6 +222,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     },
     "arbor.resumeSession": async (path?: unknown) => {
       if (path !== undefined) return void (await openSession(await knownSession(path)));
+      // What is on disk now: the view's listing may still wait for its coalesced refresh after a write.
+      sessions.refresh(true);
       const list = (await sessions.list()).flatMap(function flat(n): SessionNode[] {
         return [n, ...n.forks.flatMap(flat)];
       });

@@ -74,6 +74,9 @@ async function pickWithReadyModels(actions: ModelActions, routes: AddItem[]): Pr
   pick.items = routes;
   pick.busy = true;
   actions.models.lastAddModelOffer = undefined;
+  actions.models.lastAddModelActive = undefined;
+  // The workbench says which item is active once it has drawn the list; a host test waits for it.
+  pick.onDidChangeActive((items) => (actions.models.lastAddModelActive = items[0]?.label));
   const ready: AddItem[] = [];
   const show = (found: AddItem[]): void => {
     ready.push(...found);

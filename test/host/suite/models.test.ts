@@ -308,6 +308,8 @@ describe("models", function () {
         arbor.chat.receive(surface, { type: "addModel" });
         await until(() => arbor.models.lastAddModelOffer !== undefined, "Add a Model's lookups");
         assert.match(arbor.models.lastAddModelOffer![0]!, /^\$\(copilot\) Arbor Test Model/, `offered: ${arbor.models.lastAddModelOffer!.join(" | ")}`);
+        // The list's items travel to the workbench after the host has them: accept once the workbench has the ready model active.
+        await until(() => arbor.models.lastAddModelActive === arbor.models.lastAddModelOffer![0], "the workbench to show the ready model first");
         await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
         await until(() => arbor.agentSession?.getModel()?.provider === "vscode-lm", "the VS Code model in use");
         assert.match(arbor.agentSession!.getModel()?.name ?? "", /^Arbor Test Model/);
@@ -317,8 +319,15 @@ describe("models", function () {
       }
     });
 
+    /** Each test below starts on VS Code's test model, whatever the test before it left selected. */
+    async function useTestChatModel(): Promise<void> {
+      const models = await vscode.lm.selectChatModels({ vendor: "arbor-test" });
+      assert.equal(await vscode.commands.executeCommand("arbor.selectModel", { provider: "vscode-lm", id: models[0]!.id }), true);
+    }
+
     it("a model the provider fails on records the error; Stop records the partial reply", async () => {
       const arbor = await modelApi();
+      await useTestChatModel();
       const session = arbor.agentSession!;
       await vscode.commands.executeCommand("arborTestLm.script", { error: "the test model is down" });
       const failed = await session.prompt("hello?");
@@ -335,6 +344,7 @@ describe("models", function () {
 
     it("a refused permission (LanguageModelError.NoPermissions) is recorded with what to do about it", async () => {
       const arbor = await modelApi();
+      await useTestChatModel();
       await vscode.commands.executeCommand("arborTestLm.script", { errorCode: "NoPermissions", error: "consent was not given" });
       const result = await arbor.agentSession!.prompt("may I?");
       assert.equal(result.kind === "reply" && result.message.stopReason, "error");

@@ -14,6 +14,8 @@ import type { AgentSessionEvent } from "../../../src/core/agent/events";
 import { reply, startScriptedServer, type ScriptedServer } from "../../support/scripted-openai-server";
 import type { HostToChatMessage } from "../../../src/protocol/chat-messages";
 import { fileLines, filesUnder, localProviderConfig, modelApi, setPiProvider, sleep, until } from "./model-helpers";
+import { messagesShownBy } from "./host-helpers";
+import { NO_VSCODE_MODELS_MESSAGE } from "../../../src/extension/models/vscode-lm-provider";
 
 interface RefWriter {
   appendModelChange(provider: string, modelId: string): string;
@@ -304,6 +306,7 @@ describe("models", function () {
       const surface = { visible: true, post: () => undefined };
       const attached = arbor.chat.attach(surface);
       try {
+        arbor.models.lastAddModelOffer = arbor.models.lastAddModelActive = undefined;
         // The notice's "Add a model" link posts this message.
         arbor.chat.receive(surface, { type: "addModel" });
         await until(() => arbor.models.lastAddModelOffer !== undefined, "Add a Model's lookups");
@@ -359,6 +362,39 @@ describe("models", function () {
       assert.equal(result.kind === "reply" && result.message.stopReason, "error");
       assert.match((result.kind === "reply" && result.message.errorMessage) || "", /"no-such-model" is not available now/);
       assert.ok(existsSync(join(process.env.ARBOR_HOST_WORKSPACE ?? "", "README.md")));
+    });
+
+    it("with no VS Code chat model, Add a Model's VS Code route says how to get one, and the prompt's error says it too", async () => {
+      const arbor = await modelApi();
+      await vscode.commands.executeCommand("arborTestLm.unregister");
+      try {
+        await until(async () => (await vscode.lm.selectChatModels({ vendor: "arbor-test" })).length === 0, "VS Code to drop the test model");
+        arbor.models.lastAddModelOffer = arbor.models.lastAddModelActive = undefined;
+        const shown = messagesShownBy(() => vscode.commands.executeCommand("arbor.addModel"));
+        await until(() => arbor.models.lastAddModelOffer !== undefined, "Add a Model's lookups");
+        const route = arbor.models.lastAddModelOffer!.find((label) => label.includes("VS Code's chat models"));
+        assert.ok(route, `the VS Code route is offered: ${arbor.models.lastAddModelOffer!.join(" | ")}`);
+        assert.ok(!arbor.models.lastAddModelOffer!.some((label) => label.includes("Arbor Test Model")), "no chat model is offered as ready");
+        // Down until the workbench reports the route active (each step waits for the workbench to have drawn the last).
+        await until(() => arbor.models.lastAddModelActive !== undefined, "the workbench to draw the list");
+        for (let steps = 0; arbor.models.lastAddModelActive !== route && steps < arbor.models.lastAddModelOffer!.length; steps++) {
+          const before = arbor.models.lastAddModelActive;
+          await vscode.commands.executeCommand("workbench.action.quickOpenSelectNext");
+          await until(() => arbor.models.lastAddModelActive !== before, "the next item to be active");
+        }
+        assert.equal(arbor.models.lastAddModelActive, route);
+        await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+        const { infos } = await shown;
+        assert.deepEqual(infos, [NO_VSCODE_MODELS_MESSAGE]);
+
+        assert.equal(await vscode.commands.executeCommand("arbor.selectModel", { provider: "vscode-lm", id: "arbor-test-model" }), true);
+        const result = await arbor.agentSession!.prompt("anyone there?");
+        assert.equal(result.kind === "reply" && result.message.stopReason, "error");
+        assert.ok(((result.kind === "reply" && result.message.errorMessage) || "").endsWith(NO_VSCODE_MODELS_MESSAGE), "the error says how to get a model");
+      } finally {
+        await vscode.commands.executeCommand("workbench.action.closeQuickOpen");
+        await vscode.commands.executeCommand("arborTestLm.register");
+      }
     });
 
     it("Select Model... lists every usable model, models.json's first, and uses the one picked; Escape changes nothing", async () => {

@@ -8,7 +8,7 @@ import { strict as assert } from "node:assert";
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { reply, startScriptedServer, type ScriptedServer } from "../support/scripted-openai-server";
-import { createScratchFolder, openWorkbench, WorkbenchSession } from "./harness";
+import { createScratchFolder, openWorkbench, WorkbenchSession, writePiModelsJson } from "./harness";
 import { chatView, conversationTree, revealTreeRow, waitUntil } from "./harness/arbor-views";
 
 describe("the chat in a real VS Code (e2e)", function () {
@@ -45,8 +45,7 @@ describe("the chat in a real VS Code (e2e)", function () {
     mkdirSync(sessionDir);
     server = await startScriptedServer();
     // The scripted server set up as a Pi user sets up a local server: a provider in models.json.
-    mkdirSync(agentDir);
-    writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { scripted: { baseUrl: server.baseUrl, api: "openai-completions", apiKey: "local", models: [{ id: "scripted-model" }] } } }));
+    writePiModelsJson(agentDir, server.baseUrl);
     session = await openWorkbench({
       folder: workspace,
       env: { PI_CODING_AGENT_DIR: agentDir },

@@ -8,8 +8,8 @@ import { strict as assert } from "node:assert";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { reply, startScriptedServer, type ScriptedServer } from "../support/scripted-openai-server";
-import { createScratchFolder, modalDialog, openWorkbench, WorkbenchSession } from "./harness";
-import { chatView, waitUntil } from "./harness/arbor-views";
+import { createScratchFolder, modalDialog, openWorkbench, WorkbenchSession, writePiModelsJson } from "./harness";
+import { chatView, sendInChat, waitUntil } from "./harness/arbor-views";
 
 describe("Restricted Mode in a real VS Code (e2e)", function () {
   this.timeout(180_000);
@@ -26,8 +26,7 @@ describe("Restricted Mode in a real VS Code (e2e)", function () {
     server = await startScriptedServer();
     // The model is the user's own (Pi's models.json in the user's agent folder), not the workspace's.
     const agentDir = join(scratch.path, "agent");
-    mkdirSync(agentDir, { recursive: true });
-    writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { scripted: { baseUrl: server.baseUrl, api: "openai-completions", apiKey: "local", models: [{ id: "scripted-model" }] } } }));
+    writePiModelsJson(agentDir, server.baseUrl);
     session = await openWorkbench({
       folder: workspace,
       restrictedMode: true,
@@ -46,16 +45,8 @@ describe("Restricted Mode in a real VS Code (e2e)", function () {
     if (this.currentTest?.state === "failed" && session) await session.workbench.screenshot(`failed-${this.currentTest.fullTitle()}`).catch(() => undefined);
   });
 
-  async function sendInChat(text: string): Promise<void> {
-    const input = chatView(session!.workbench).locator("textarea.input");
-    await input.waitFor({ state: "visible", timeout: 60_000 });
-    await input.click();
-    await input.fill(text);
-    await input.press("Enter");
-  }
-
   it("the chat says why; !cmd runs nothing", async () => {
-    await sendInChat("!touch from-bang.txt");
+    await sendInChat(session!.workbench, "!touch from-bang.txt");
     const notice = chatView(session!.workbench).locator(".notice-restricted .notice-text");
     await notice.waitFor({ state: "visible", timeout: 60_000 });
     assert.match(await notice.innerText(), /^Restricted Mode: this workspace is not trusted, so the agent only reads files here\./);
@@ -68,7 +59,7 @@ describe("Restricted Mode in a real VS Code (e2e)", function () {
     const completions = () => server.requests.filter((r) => r.path.endsWith("/chat/completions"));
     const before = completions().length;
     server.script(reply.toolCall({ id: "call_restricted", name: "bash", arguments: { command: "touch from-tool.txt" } }), reply.text("I cannot run commands here."));
-    await sendInChat("Create from-tool.txt");
+    await sendInChat(session!.workbench, "Create from-tool.txt");
     await waitUntil("the second request, after the refused call", () => completions().length >= before + 2, 60_000);
     const first = completions()[before]!.body as { tools?: { function: { name: string } }[] };
     assert.deepEqual((first.tools ?? []).map((t) => t.function.name), ["read"]);

@@ -8,8 +8,8 @@ import { strict as assert } from "node:assert";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { reply, startScriptedServer, type ScriptedServer } from "../support/scripted-openai-server";
-import { clickModalButton, createScratchFolder, openWorkbench, readModalDialog, WorkbenchSession } from "./harness";
-import { chatView, waitUntil } from "./harness/arbor-views";
+import { clickModalButton, createScratchFolder, openWorkbench, readModalDialog, WorkbenchSession, writePiModelsJson } from "./harness";
+import { sendInChat, waitUntil } from "./harness/arbor-views";
 
 /** Every session file under a folder, depth first. */
 function sessionFiles(dir: string): string[] {
@@ -50,23 +50,13 @@ describe("approving a tool call in a real VS Code (e2e)", function () {
     writeFileSync(join(workspace, "README.md"), "# e2e workspace\n");
     server = await startScriptedServer();
     // The scripted server set up as a Pi user sets up a local server: a provider in models.json.
-    mkdirSync(agentDir, { recursive: true });
-    writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { scripted: { baseUrl: server.baseUrl, api: "openai-completions", apiKey: "local", models: [{ id: "scripted-model" }] } } }));
+    writePiModelsJson(agentDir, server.baseUrl);
     session = await openWorkbench({
       folder: workspace,
       env: { PI_CODING_AGENT_DIR: agentDir },
     });
     await session.workbench.openViewContainer("Arbor");
   });
-
-  /** Types a prompt into the chat's input and sends it with Enter, as a user would. */
-  async function sendInChat(text: string): Promise<void> {
-    const input = chatView(session!.workbench).locator("textarea.input");
-    await input.waitFor({ state: "visible", timeout: 60_000 });
-    await input.click();
-    await input.fill(text);
-    await input.press("Enter");
-  }
 
   afterEach(async function () {
     if (this.currentTest?.state === "failed" && session) {
@@ -87,7 +77,7 @@ describe("approving a tool call in a real VS Code (e2e)", function () {
       reply.toolCall({ id: "call_e2e_allow", name: "bash", arguments: { command: "printf 'approved in the workbench' > approved.txt" } }),
       reply.text("Created approved.txt."),
     );
-    await sendInChat("Please create approved.txt.");
+    await sendInChat(session!.workbench, "Please create approved.txt.");
     const dialog = await readModalDialog(page);
     assert.equal(dialog.message, "The agent wants to run this command");
     assert.ok(dialog.detail.startsWith(`printf 'approved in the workbench' > approved.txt`), dialog.detail);
@@ -106,7 +96,7 @@ describe("approving a tool call in a real VS Code (e2e)", function () {
   it("a click on Deny runs nothing and records the denial in the session file", async () => {
     const { page } = session!;
     server.script(reply.toolCall({ id: "call_e2e_deny", name: "bash", arguments: { command: "touch denied.txt" } }), reply.text("Understood."));
-    await sendInChat("Now create denied.txt.");
+    await sendInChat(session!.workbench, "Now create denied.txt.");
     const dialog = await readModalDialog(page);
     assert.ok(dialog.detail.startsWith("touch denied.txt"), dialog.detail);
     await clickModalButton(page, "Deny");

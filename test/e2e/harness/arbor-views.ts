@@ -286,3 +286,12 @@ export async function readableRows(tree: FrameLocator): Promise<{ id: string; le
     return out;
   });
 }
+
+/** Puts a prompt in the chat's input and sends it with Enter, as a user would. */
+export async function sendInChat(workbench: Workbench, text: string): Promise<void> {
+  const input = chatView(workbench).locator("textarea.input");
+  await input.waitFor({ state: "visible", timeout: 60_000 });
+  await input.click();
+  await input.fill(text);
+  await input.press("Enter");
+}

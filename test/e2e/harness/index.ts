@@ -2,6 +2,7 @@
 export * from "./approval-dialog";
 export * from "./browser";
 export * from "./paths";
+export * from "./pi-user";
 export * from "./processes";
 export * from "./sandbox";
 export * from "./servers";

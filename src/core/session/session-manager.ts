@@ -5,7 +5,7 @@ import { type Disposable, toDisposable } from "../util/disposable";
 import { Emitter } from "../util/emitter";
 import { EntryStore, type EntryRecord } from "./entry-store";
 import { SessionError, type LineProblem } from "./errors";
-import { backupPathFor, ioError, writeFileAtomic } from "./file-io";
+import { backupPathFor, ioError } from "./file-io";
 import { fileReplacedError, identityOf, sameFile, type FileIdentity } from "./file-identity";
 import { watchFile } from "./file-tail";
 import { createSessionId, generateEntryId, nowIso } from "./ids";
@@ -15,7 +15,8 @@ import { SessionReader } from "./session-reader";
 import { ingestGrowth, readFrom } from "./session-growth";
 import { SessionWriter } from "./session-writer";
 import { sessionDirForCwd, sessionFileName, type SessionLocationOptions } from "./paths";
-import { branchedLines, migratedFileText } from "./session-rewrite";
+import { branchedLines, writeMigratedLines } from "./session-rewrite";
+import { writeJsonLines, writeSessionFile } from "./session-file-write";
 import { listAllSessions, listSessions, type ListOptions, type SessionInfo } from "./session-list";
 import { loadSession, type LoadedSession } from "./session-loader";
 import { assertRegularFile } from "./session-file-check";
@@ -162,8 +163,15 @@ export class SessionManager extends SessionReader implements Disposable {
     await fs.mkdir(dir, { recursive: true });
     const header = SessionManager.newHeader(targetCwd, source);
     const file = join(dir, sessionFileName(header.timestamp, header.id));
-    const body = await migratedFileText(source, loaded, { dropHeader: true });
-    await writeFileAtomic(file, `${JSON.stringify(header)}\n${body}`);
+    // Streamed, so that a session of any size forks in a fixed amount of memory.
+    await writeSessionFile(
+      file,
+      async (sink) => {
+        await sink.writeLine(JSON.stringify(header));
+        await writeMigratedLines(source, loaded, sink, { dropHeader: true });
+      },
+      { action: `Could not fork ${source} into ${file}`, kept: `${source} is unchanged` },
+    );
     return SessionManager.open(file, { ...opts, forkDir: dir, lock: opts.lock });
   }
 
@@ -192,7 +200,12 @@ export class SessionManager extends SessionReader implements Disposable {
     const sm = new SessionManager(header, source.cwd, dir, file, true);
     const lock = await WriterLock.acquire(file, opts.lock);
     const onDisk = store.all().some((r) => r.role === "assistant");
-    if (onDisk) await writeFileAtomic(file, [header, ...entries].map((e) => JSON.stringify(e)).join("\n") + "\n");
+    if (onDisk) {
+      await writeJsonLines(file, [header, ...entries], { action: `Could not write the new session ${file}`, kept: `${source.sessionFile} is unchanged and everything stays open in this window` }).catch(async (err: unknown) => {
+        await lock.release();
+        throw err;
+      });
+    }
     sm.store = store;
     sm.onDisk = onDisk;
     sm.headerQueued = onDisk;
@@ -408,7 +421,7 @@ export class SessionManager extends SessionReader implements Disposable {
     await this.flush();
     const file = join(this.sessionDir, sessionFileName(header.timestamp, header.id));
     const hasAssistant = store.all().some((r) => r.role === "assistant");
-    if (hasAssistant) await writeFileAtomic(file, [header, ...entries].map((e) => JSON.stringify(e)).join("\n") + "\n");
+    if (hasAssistant) await writeJsonLines(file, [header, ...entries], { action: `Could not write the forked session ${file}`, kept: "this session is unchanged" });
     await this.switchFile(file, header, store, hasAssistant);
     return file;
   }
@@ -458,15 +471,19 @@ export class SessionManager extends SessionReader implements Disposable {
   private async rewriteIfOldFormat(): Promise<void> {
     if (!this.needsMigrationRewrite || !this.sessionFile) return;
     const loaded = await loadSession(this.sessionFile);
-    const text = await migratedFileText(this.sessionFile, loaded, { dropHeader: false, idsFrom: this.store });
-    await writeFileAtomic(this.sessionFile, text, backupPathFor(this.sessionFile, `v${loaded.fileVersion}`));
+    const file = this.sessionFile;
+    const written = await writeSessionFile(file, (sink) => writeMigratedLines(file, loaded, sink, { dropHeader: false, idsFrom: this.store }), {
+      action: `Could not bring ${file} to the current format before writing to it`,
+      kept: "the file is unchanged and the new entries wait in memory",
+      backupPath: backupPathFor(file, `v${loaded.fileVersion}`),
+    });
     this.needsMigrationRewrite = false;
     this.header = { ...this.header, version: CURRENT_SESSION_VERSION };
     const st = await fs.stat(this.sessionFile);
     this.identity = identityOf(st);
     await this.writer?.expect(this.identity);
-    this.offset = Buffer.byteLength(text);
-    this.lineCount = text.split("\n").length - 1;
+    this.offset = written.bytes;
+    this.lineCount = written.lines;
   }
 
   private persistEntry(entry: SessionEntry): void {

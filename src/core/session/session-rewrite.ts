@@ -1,51 +1,113 @@
 import { promises as fs } from "node:fs";
 import type { EntryStore } from "./entry-store";
+import type { FileSink } from "./atomic-write";
 import { ioError } from "./file-io";
 import { generateEntryId } from "./ids";
 import type { LoadedSession } from "./session-loader";
 import { CURRENT_SESSION_VERSION, type LabelEntry, type SessionEntry } from "./types";
 
+/** How much of the source is read at once. */
+const READ_BYTES = 1024 * 1024;
+/** A line longer than this before the header is seen is copied as it is (no header is that long). */
+const HEADER_MAX_BYTES = 4 * 1024 * 1024;
+
 /**
- * The file's text brought to the current format, line for line: entries are written migrated
- * (with the ids of `idsFrom`, so that ids already handed out stay valid), the header gets the
- * current version, and every other line (bad lines, blank lines) is kept exactly as it was.
- * With `dropHeader`, the header line is left out (for a fork that writes its own).
+ * Writes the file brought to the current format into `sink`, line for line, reading it in
+ * chunks: entries are written migrated (with the ids of `idsFrom`, so that ids already handed
+ * out stay valid), the header gets the current version, and every other line (bad lines, blank
+ * lines, lines past the engine's string limit) is copied byte for byte without ever becoming a
+ * string. With `dropHeader`, the header line is left out (for a fork that writes its own). An
+ * unterminated last line gets its newline.
  */
-export async function migratedFileText(
+export async function writeMigratedLines(
   path: string,
   loaded: LoadedSession,
+  sink: FileSink,
   opts: { dropHeader: boolean; idsFrom?: EntryStore },
-): Promise<string> {
-  let text: string;
+): Promise<void> {
+  const store = opts.idsFrom ?? loaded.store;
+  const byLine = loaded.fileVersion < CURRENT_SESSION_VERSION ? entriesByLine(store) : new Map<number, () => SessionEntry>();
+  let handle: fs.FileHandle;
   try {
-    text = await fs.readFile(path, "utf8");
+    handle = await fs.open(path, "r");
   } catch (err) {
     throw ioError(err, "read", path);
   }
-  const lines = text.split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  const store = opts.idsFrom ?? loaded.store;
-  const oldFormat = loaded.fileVersion < CURRENT_SESSION_VERSION;
-  const byLine = new Map<number, SessionEntry>();
-  if (oldFormat) for (const r of store.all()) if (r.summary.line > 0) byLine.set(r.summary.line, store.materialize(r));
-  let headerSeen = false;
-  const out: string[] = [];
-  lines.forEach((line, i) => {
-    const lineNo = i + 1;
-    if (!headerSeen && isHeaderLine(line)) {
-      headerSeen = true;
-      if (!opts.dropHeader) out.push(JSON.stringify({ ...loaded.header, version: CURRENT_SESSION_VERSION }));
-      return;
+  try {
+    let headerSeen = false;
+    let lineNo = 1;
+    let mode: "replace" | "collect" | "copy" | undefined; // undefined: at the start of a line
+    let parts: Buffer[] = [];
+    let collected = 0;
+    const startLine = () => {
+      mode = byLine.has(lineNo) ? "replace" : headerSeen ? "copy" : "collect";
+      parts = [];
+      collected = 0;
+    };
+    const endLine = async () => {
+      if (mode === "replace") await sink.writeLine(JSON.stringify(byLine.get(lineNo)!()));
+      else if (mode === "copy") await sink.endLine();
+      else {
+        const line = Buffer.concat(parts);
+        if (isHeaderLine(line)) {
+          headerSeen = true;
+          if (!opts.dropHeader) await sink.writeLine(JSON.stringify({ ...loaded.header, version: CURRENT_SESSION_VERSION }));
+        } else {
+          await sink.write(line);
+          await sink.endLine();
+        }
+      }
+      mode = undefined;
+      lineNo++;
+    };
+    const take = async (bytes: Buffer) => {
+      if (mode === "copy") return sink.write(bytes);
+      if (mode !== "collect") return; // a replaced line: its old bytes are not needed
+      parts.push(bytes);
+      collected += bytes.length;
+      if (collected > HEADER_MAX_BYTES) {
+        mode = "copy";
+        for (const p of parts) await sink.write(p);
+        parts = [];
+      }
+    };
+    for (let pos = 0; ; ) {
+      // A fresh buffer per read: collected parts keep pointing into the ones before.
+      const buf = Buffer.allocUnsafe(READ_BYTES);
+      let n: number;
+      try {
+        n = (await handle.read(buf, 0, buf.length, pos)).bytesRead;
+      } catch (err) {
+        throw ioError(err, "read", path);
+      }
+      if (n === 0) break;
+      pos += n;
+      for (let at = 0; at < n; ) {
+        if (mode === undefined) startLine();
+        const nl = buf.indexOf(0x0a, at);
+        const end = nl < 0 || nl >= n ? n : nl;
+        if (end > at) await take(buf.subarray(at, end));
+        if (end === n) break;
+        await endLine();
+        at = end + 1;
+      }
     }
-    const entry = byLine.get(lineNo);
-    out.push(entry ? JSON.stringify(entry) : line);
-  });
-  return out.length ? `${out.join("\n")}\n` : "";
+    if (mode !== undefined) await endLine();
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
 }
 
-function isHeaderLine(line: string): boolean {
+/** The entries of a file in an old format by line number, each parsed only when it is written. */
+function entriesByLine(store: EntryStore): Map<number, () => SessionEntry> {
+  const byLine = new Map<number, () => SessionEntry>();
+  for (const r of store.all()) if (r.summary.line > 0) byLine.set(r.summary.line, () => store.materialize(r));
+  return byLine;
+}
+
+function isHeaderLine(line: Buffer): boolean {
   try {
-    const v = JSON.parse(line) as { type?: unknown; id?: unknown };
+    const v = JSON.parse(line.toString("utf8")) as { type?: unknown; id?: unknown };
     return v.type === "session" && typeof v.id === "string";
   } catch {
     return false;

@@ -14,6 +14,7 @@ import type { SessionHost } from "./session-host";
 import { sessionTitle, type SessionNode, type SessionsView } from "./sessions-view";
 import type { ArborSettings } from "./settings";
 import type { TreeViewProvider } from "./tree-view-provider";
+import { showPick } from "./quick-pick-probe";
 
 /** Summarizes a branch while checking out (needs a model); absent until one is configured. */
 export interface BranchSummarizer {
@@ -291,7 +292,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     },
     "arbor.clearSessionSearch": () => sessions.setQuery(""),
     "arbor.setTreeFilter": async () => {
-      const pick = await vscode.window.showQuickPick(
+      const pick = await showPick(
         FILTER_MODES.map((mode) => ({ label: FILTER_MODE_NAMES[mode], mode })),
         { title: "Conversation Tree filter" },
       );

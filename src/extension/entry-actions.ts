@@ -3,6 +3,7 @@ import { entryText } from "../core/session/entry-text";
 import type { SessionManager } from "../core/session/session-manager";
 import { MAX_LABEL_LENGTH, tooLong } from "./input-limits";
 import type { SessionHost } from "./session-host";
+import { showPick } from "./quick-pick-probe";
 
 /** What to do with the branch the leaf leaves behind. */
 export type LeaveChoice = { summarize: false } | { summarize: true; instructions?: string };
@@ -14,7 +15,7 @@ export async function askLeaveBranch(abandoned: number): Promise<LeaveChoice | u
     { label: "$(note) Summarize the branch I am leaving", description: `${abandoned} entries`, choice: "yes" },
     { label: "$(edit) Summarize with instructions…", choice: "custom" },
   ];
-  const pick = await vscode.window.showQuickPick(items, { title: "Leaving a branch", placeHolder: "Carry what this branch learned into the new position?" });
+  const pick = await showPick(items, { title: "Leaving a branch", placeHolder: "Carry what this branch learned into the new position?" });
   if (!pick) return undefined;
   if (pick.choice === "no") return { summarize: false };
   if (pick.choice === "yes") return { summarize: true };

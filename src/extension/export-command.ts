@@ -8,6 +8,7 @@ import * as vscode from "vscode";
 import { exportFileName, exportFormatOfPath, loadExportAssets, parseExportFormat, renderSessionExport, type ExportFormat } from "../core/export";
 import { SessionError } from "../core/session/errors";
 import type { SessionHost } from "./session-host";
+import { showPick } from "./quick-pick-probe";
 
 export const EXPORT_COMMAND_ID = "arbor.exportSession";
 
@@ -42,7 +43,7 @@ async function pickFormat(): Promise<ExportFormat | undefined> {
     { label: "HTML", description: "one page: the tree and the transcript, any branch readable", format: "html" },
     { label: "Markdown", description: "the transcript of the current path", format: "md" },
   ];
-  return (await vscode.window.showQuickPick(items, { title: "Export Session", placeHolder: "Export as" }))?.format;
+  return (await showPick(items, { title: "Export Session", placeHolder: "Export as" }))?.format;
 }
 
 function targetUri(path: string): vscode.Uri {

@@ -25,6 +25,7 @@ import { ToolApprovals, type ApprovalPresenter } from "./tool-approvals";
 import { withToolSafety } from "./tool-safety";
 import { TREE_VIEW_ID, TreeViewProvider } from "./tree-view-provider";
 import { SAVE_AS_NEW_COMMAND, WriteNotices } from "./write-notices";
+import { quickPickReports } from "./quick-pick-probe";
 
 /**
  * The value `activate` returns to other extensions: the session-extension API of the core
@@ -50,6 +51,8 @@ export interface ArborApi extends CoreArborApi {
     readonly models: ModelService;
     /** This extension's log folder (the Arbor output channel writes beside it). */
     readonly logUri: vscode.Uri;
+    /** Arbor's open quick pick as the workbench reports it (tests accept once the item they want is active). */
+    readonly quickPicks: typeof quickPickReports;
   };
 }
 
@@ -207,6 +210,7 @@ function testHooks(
     piExtensions,
     models,
     logUri,
+    quickPicks: quickPickReports,
   };
 }
 

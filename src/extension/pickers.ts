@@ -4,6 +4,7 @@ import type { SessionInfo } from "../core/session/session-list";
 import type { EntrySummary } from "../core/tree/types";
 import { formatAge } from "../core/util/format-age";
 import { sessionTitle } from "./sessions-view";
+import { reportQuickPick, showPick } from "./quick-pick-probe";
 
 export interface EntryPick extends vscode.QuickPickItem {
   entryId: string;
@@ -51,8 +52,9 @@ export async function pickEntry(
   qp.placeholder = "Type to search entries by text, kind or id";
   qp.matchOnDescription = true;
   qp.items = items;
-  const first = items.find((i): i is EntryPick => "entryId" in i);
-  if (first) qp.activeItems = [first];
+  // The workbench makes the first entry active (separators are skipped); setting it from here would
+  // keep the workbench from reporting the active item, which Arbor's host tests wait for.
+  const reported = reportQuickPick(qp);
   return new Promise((resolve) => {
     let picked: string | undefined;
     qp.onDidAccept(() => {
@@ -61,6 +63,7 @@ export async function pickEntry(
       qp.hide();
     });
     qp.onDidHide(() => {
+      reported.dispose();
       qp.dispose();
       resolve(picked);
     });
@@ -84,6 +87,6 @@ export async function pickSession(sessions: SessionInfo[], title: string): Promi
     description: `${formatAge(info.modified)} · ${info.messageCount} msgs${info.parentSessionPath ? " · fork" : ""}${info.labels.length ? ` · ${info.labels.join(", ")}` : ""}`,
     detail: info.name ? info.firstMessage.replace(/\s+/g, " ").slice(0, 120) : info.path,
   }));
-  const pick = await vscode.window.showQuickPick(items, { title, placeHolder: "Search sessions by name, first message or label", matchOnDescription: true, matchOnDetail: true });
+  const pick = await showPick(items, { title, placeHolder: "Search sessions by name, first message or label", matchOnDescription: true, matchOnDetail: true });
   return pick?.info;
 }

@@ -4,6 +4,7 @@ import { readAtMost } from "../../core/models/endpoint-guard";
 import { addLocalModel, type LocalServerSpec } from "./arbor-models-file";
 import type { ModelActions } from "./model-actions";
 import { NO_VSCODE_MODELS_MESSAGE, VSCODE_LM_PROVIDER } from "./vscode-lm-provider";
+import { reportQuickPick, showPick } from "../quick-pick-probe";
 
 /** Local OpenAI-compatible servers and where they listen by default. */
 const LOCAL_SERVERS: readonly { label: string; provider: string; baseUrl: string }[] = [
@@ -74,9 +75,7 @@ async function pickWithReadyModels(actions: ModelActions, routes: AddItem[]): Pr
   pick.items = routes;
   pick.busy = true;
   actions.models.lastAddModelOffer = undefined;
-  actions.models.lastAddModelActive = undefined;
-  // The workbench says which item is active once it has drawn the list; a host test waits for it.
-  pick.onDidChangeActive((items) => (actions.models.lastAddModelActive = items[0]?.label));
+  const reported = reportQuickPick(pick);
   const ready: AddItem[] = [];
   const show = (found: AddItem[]): void => {
     ready.push(...found);
@@ -105,6 +104,7 @@ async function pickWithReadyModels(actions: ModelActions, routes: AddItem[]): Pr
       pick.show();
     });
   } finally {
+    reported.dispose();
     pick.dispose();
   }
 }
@@ -117,7 +117,7 @@ async function useReady(actions: ModelActions, ready: Ready): Promise<boolean> {
 }
 
 async function addLocalServer(actions: ModelActions): Promise<boolean> {
-  const picked = await vscode.window.showQuickPick(
+  const picked = await showPick(
     [...LOCAL_SERVERS.map((server) => ({ label: server.label, description: server.baseUrl, server })), { label: "Another address...", description: "", server: undefined }],
     { title: "Add a Model: Local Server", placeHolder: "Which server?", ignoreFocusOut: true },
   );
@@ -159,7 +159,7 @@ async function addFromServer(actions: ModelActions, spec: Omit<LocalServerSpec, 
       ignoreFocusOut: true,
     });
   } else {
-    modelId = (await vscode.window.showQuickPick(listed, { title: `Add a Model: ${spec.name}`, placeHolder: "Which model?", ignoreFocusOut: true })) ?? undefined;
+    modelId = (await showPick(listed.map((label) => ({ label })), { title: `Add a Model: ${spec.name}`, placeHolder: "Which model?", ignoreFocusOut: true }))?.label;
   }
   if (!modelId) return false;
   const added = await addLocalModel(actions.models, { ...spec, modelId });
@@ -169,7 +169,7 @@ async function addFromServer(actions: ModelActions, spec: Omit<LocalServerSpec, 
 async function addKeyedProvider(actions: ModelActions): Promise<boolean> {
   const models = actions.models;
   const providers = [...new Set(models.entries().filter((entry) => entry.source === "built-in").map((entry) => entry.provider))];
-  const picked = await vscode.window.showQuickPick(
+  const picked = await showPick(
     providers.map((provider) => ({ label: models.providerName(provider), description: provider, detail: models.keyFrom(provider) ? `Key from ${models.keyFrom(provider)}` : undefined, provider })),
     { title: "Add a Model: Provider", placeHolder: "Whose models?", matchOnDescription: true, ignoreFocusOut: true },
   );
@@ -190,7 +190,7 @@ async function addVsCodeModel(actions: ModelActions): Promise<boolean> {
 /** A quick pick of one provider's models, then uses the one picked. */
 async function pickAndUse(actions: ModelActions, provider: string): Promise<boolean> {
   const entries = actions.models.entries().filter((entry) => entry.provider === provider);
-  const picked = await vscode.window.showQuickPick(
+  const picked = await showPick(
     entries.map((entry) => ({ label: entry.name, description: entry.id, detail: `${Math.round(entry.contextWindow / 1000)}k context · thinking: ${entry.thinkingLevels.join(", ")}`, entry })),
     { title: `Add a Model: ${actions.models.providerName(provider)}`, placeHolder: "Which model?", matchOnDescription: true, ignoreFocusOut: true },
   );

@@ -8,6 +8,7 @@ import { addModel } from "./add-model";
 import { ModelActions } from "./model-actions";
 import type { ModelEntry, ModelService } from "./model-service";
 import { VSCODE_LM_PROVIDER } from "./vscode-lm-provider";
+import { showPick } from "../quick-pick-probe";
 
 /** The model commands; package.json contributes exactly these (with the rest of Arbor's). */
 export const MODEL_COMMAND_IDS = ["arbor.selectModel", "arbor.setThinkingLevel", "arbor.setApiKey", "arbor.addModel", "arbor.importPiCredentials"] as const;
@@ -67,7 +68,7 @@ export function registerModelCommands(deps: ModelCommandDeps): vscode.Disposable
       }
       items.push({ label: "", kind: vscode.QuickPickItemKind.Separator }, { label: "$(add) Add a Model...", description: "an API key, a local server such as Ollama, or VS Code's chat models", addModel: true });
     }
-    const picked = await vscode.window.showQuickPick(items, {
+    const picked = await showPick(items, {
       title: onlyProvider ? `Select a Model of ${models.providerName(onlyProvider)}` : "Select Model",
       placeHolder: "Type to search the models",
       matchOnDescription: true,
@@ -106,7 +107,7 @@ export function registerModelCommands(deps: ModelCommandDeps): vscode.Disposable
     let level: unknown = typeof arg === "string" ? arg : (arg as { level?: unknown } | undefined)?.level;
     if (level === undefined) {
       const current = session?.getThinkingLevel() ?? models.defaultThinkingLevel();
-      const picked = await vscode.window.showQuickPick(
+      const picked = await showPick(
         levels.map((l) => ({ label: `${l === current ? "$(check) " : ""}${l}`, level: l })),
         { title: "Set Thinking Level", placeHolder: model ? `The levels ${model.name} takes` : "No model yet: the level new sessions start with" },
       );
@@ -134,7 +135,7 @@ export function registerModelCommands(deps: ModelCommandDeps): vscode.Disposable
         .providers()
         .map((id) => ({ label: models.providerName(id), description: id, detail: models.keyFrom(id) ? `Key from ${models.keyFrom(id)}` : "No key", id }))
         .sort((a, b) => Number(Boolean(models.keyFrom(b.id))) - Number(Boolean(models.keyFrom(a.id))) || a.label.localeCompare(b.label));
-      const picked = await vscode.window.showQuickPick([...items, { label: other, description: "", detail: "A provider of your models.json", id: "" }], {
+      const picked = await showPick([...items, { label: other, description: "", detail: "A provider of your models.json", id: "" }], {
         title: "Set API Key",
         placeHolder: "The provider whose key to set",
         matchOnDescription: true,

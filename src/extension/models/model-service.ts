@@ -55,8 +55,6 @@ export class ModelService implements vscode.Disposable {
   readonly arborModelsFile: string;
   /** What the open Add a Model list offers once its lookups have ended (read by Arbor's host tests). */
   lastAddModelOffer: string[] | undefined;
-  /** The item the open Add a Model list has active, as the workbench reported it (read by Arbor's host tests). */
-  lastAddModelActive: string | undefined;
   private hub: ModelHub | undefined;
   private vscodeModels: ModelInfo[] | undefined;
   private piDefaults: PiDefaults = {};

@@ -10,6 +10,7 @@ import { basename, join } from "node:path";
 import * as vscode from "vscode";
 import type { SessionManager } from "../../../src/core/session/session-manager";
 import type { SampleSessions } from "../../support/sample-sessions";
+import { acceptInQuickPick } from "./host-helpers";
 
 interface Api {
   readonly testing?: { readonly currentSession: SessionManager | undefined };
@@ -90,9 +91,7 @@ describe("Arbor: Export Session in the extension host", function () {
     const expected = join(folder, `${basename(s.mainFile, ".jsonl")}.md`);
     rmSync(expected, { force: true });
     const running = vscode.commands.executeCommand<string | undefined>("arbor.exportSession");
-    await sleep(1000);
-    await vscode.commands.executeCommand("workbench.action.quickOpenSelectNext"); // HTML is first; Markdown second
-    await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+    await acceptInQuickPick("Export Session", /Markdown/);
     await sleep(1500);
     await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem"); // the save dialog's default
     try {

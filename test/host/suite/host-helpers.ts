@@ -21,7 +21,12 @@ export interface TreeProbe {
 
 /** The parts of Arbor's API the hardening tests use. */
 export interface HostApi {
-  readonly testing?: { readonly currentSession: SessionManager | undefined; readonly tree: TreeProbe };
+  readonly testing?: {
+    readonly currentSession: SessionManager | undefined;
+    readonly tree: TreeProbe;
+    /** Arbor's open quick pick as the workbench reports it. */
+    readonly quickPicks: { readonly current: { readonly title: string; readonly labels: readonly string[]; readonly active: string | undefined } | undefined };
+  };
 }
 
 export function findArbor(): vscode.Extension<unknown> {
@@ -77,4 +82,37 @@ export async function messagesShownBy(run: () => Thenable<unknown>): Promise<{ e
     w.showInformationMessage = original.info;
   }
   return shown;
+}
+
+type QuickPickReport = NonNullable<NonNullable<HostApi["testing"]>["quickPicks"]["current"]>;
+
+/** Arbor's quick pick titled `title` once the workbench has drawn it (it reports an active item). */
+export async function quickPickDrawn(title: string | RegExp): Promise<QuickPickReport> {
+  const picks = hooks(await arborApi()).quickPicks;
+  const titled = (t: string) => (typeof title === "string" ? t === title : title.test(t));
+  await until(() => picks.current !== undefined && titled(picks.current.title) && picks.current.active !== undefined, `the quick pick "${String(title)}" to be drawn`, 30_000);
+  return picks.current!;
+}
+
+/**
+ * Accepts an item of Arbor's open quick pick titled `title`, as a user would with the arrow keys and
+ * Enter: once the workbench has drawn the list (it reports an active item), Down until the workbench
+ * reports the wanted item active (`item`: its label or a pattern; the first item when absent), then
+ * Enter. The list reaches the workbench after the host sends it, so a fixed sleep would race it.
+ */
+export async function acceptInQuickPick(title: string | RegExp, item?: string | RegExp): Promise<string> {
+  const open = await quickPickDrawn(title);
+  const wanted = (label: string | undefined) => label !== undefined && (item === undefined || (typeof item === "string" ? label === item : item.test(label)));
+  if (!wanted(open.active)) {
+    assert.ok(open.labels.some(wanted), `the quick pick "${open.title}" offers ${String(item)}: ${open.labels.join(" | ")}`);
+    for (let step = 0; !wanted(open.active) && step < open.labels.length; step++) {
+      const before = open.active;
+      await vscode.commands.executeCommand("workbench.action.quickOpenSelectNext");
+      await until(() => open.active !== before, "the next item to be active");
+    }
+  }
+  const accepted = open.active!;
+  assert.ok(wanted(accepted), `reached ${String(item)} in "${open.title}"`);
+  await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+  return accepted;
 }

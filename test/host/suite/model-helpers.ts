@@ -13,7 +13,6 @@ export interface ModelsProbe {
   readonly ready: Promise<void>;
   readonly arborModelsFile: string;
   lastAddModelOffer: string[] | undefined;
-  lastAddModelActive: string | undefined;
   entries(): ModelEntry[];
   findEntry(model: { provider: string; id: string }): ModelEntry | undefined;
   readonly keys: { set(provider: string, key: string): Promise<void>; has(provider: string): boolean };

@@ -14,7 +14,7 @@ import type { AgentSessionEvent } from "../../../src/core/agent/events";
 import { reply, startScriptedServer, type ScriptedServer } from "../../support/scripted-openai-server";
 import type { HostToChatMessage } from "../../../src/protocol/chat-messages";
 import { fileLines, filesUnder, localProviderConfig, modelApi, setPiProvider, sleep, until } from "./model-helpers";
-import { messagesShownBy } from "./host-helpers";
+import { acceptInQuickPick, messagesShownBy, quickPickDrawn } from "./host-helpers";
 import { NO_VSCODE_MODELS_MESSAGE } from "../../../src/extension/models/vscode-lm-provider";
 
 interface RefWriter {
@@ -306,14 +306,15 @@ describe("models", function () {
       const surface = { visible: true, post: () => undefined };
       const attached = arbor.chat.attach(surface);
       try {
-        arbor.models.lastAddModelOffer = arbor.models.lastAddModelActive = undefined;
+        arbor.models.lastAddModelOffer = undefined;
         // The notice's "Add a model" link posts this message.
         arbor.chat.receive(surface, { type: "addModel" });
         await until(() => arbor.models.lastAddModelOffer !== undefined, "Add a Model's lookups");
         assert.match(arbor.models.lastAddModelOffer![0]!, /^\$\(copilot\) Arbor Test Model/, `offered: ${arbor.models.lastAddModelOffer!.join(" | ")}`);
-        // The list's items travel to the workbench after the host has them: accept once the workbench has the ready model active.
-        await until(() => arbor.models.lastAddModelActive === arbor.models.lastAddModelOffer![0], "the workbench to show the ready model first");
-        await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+        const first = arbor.models.lastAddModelOffer![0]!;
+        // The workbench drew the routes first; it makes the first item active again when the ready model arrives.
+        await until(async () => (await quickPickDrawn("Add a Model")).active === first, "the ready model to be the active item");
+        assert.equal(await acceptInQuickPick("Add a Model", first), first, "one Enter uses it");
         await until(() => arbor.agentSession?.getModel()?.provider === "vscode-lm", "the VS Code model in use");
         assert.match(arbor.agentSession!.getModel()?.name ?? "", /^Arbor Test Model/);
       } finally {
@@ -369,21 +370,13 @@ describe("models", function () {
       await vscode.commands.executeCommand("arborTestLm.unregister");
       try {
         await until(async () => (await vscode.lm.selectChatModels({ vendor: "arbor-test" })).length === 0, "VS Code to drop the test model");
-        arbor.models.lastAddModelOffer = arbor.models.lastAddModelActive = undefined;
+        arbor.models.lastAddModelOffer = undefined;
         const shown = messagesShownBy(() => vscode.commands.executeCommand("arbor.addModel"));
         await until(() => arbor.models.lastAddModelOffer !== undefined, "Add a Model's lookups");
         const route = arbor.models.lastAddModelOffer!.find((label) => label.includes("VS Code's chat models"));
         assert.ok(route, `the VS Code route is offered: ${arbor.models.lastAddModelOffer!.join(" | ")}`);
         assert.ok(!arbor.models.lastAddModelOffer!.some((label) => label.includes("Arbor Test Model")), "no chat model is offered as ready");
-        // Down until the workbench reports the route active (each step waits for the workbench to have drawn the last).
-        await until(() => arbor.models.lastAddModelActive !== undefined, "the workbench to draw the list");
-        for (let steps = 0; arbor.models.lastAddModelActive !== route && steps < arbor.models.lastAddModelOffer!.length; steps++) {
-          const before = arbor.models.lastAddModelActive;
-          await vscode.commands.executeCommand("workbench.action.quickOpenSelectNext");
-          await until(() => arbor.models.lastAddModelActive !== before, "the next item to be active");
-        }
-        assert.equal(arbor.models.lastAddModelActive, route);
-        await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+        await acceptInQuickPick("Add a Model", route);
         const { infos } = await shown;
         assert.deepEqual(infos, [NO_VSCODE_MODELS_MESSAGE]);
 
@@ -402,13 +395,12 @@ describe("models", function () {
       const models = await vscode.lm.selectChatModels({ vendor: "arbor-test" });
       await vscode.commands.executeCommand("arbor.selectModel", { provider: "vscode-lm", id: models[0]!.id });
       let running = vscode.commands.executeCommand("arbor.selectModel");
-      await sleep(1500);
+      await quickPickDrawn("Select Model");
       await vscode.commands.executeCommand("workbench.action.closeQuickOpen");
       assert.equal(await running, false);
       assert.equal(arbor.agentSession!.getModel()?.provider, "vscode-lm", "closing the pick changes nothing");
       running = vscode.commands.executeCommand("arbor.selectModel");
-      await sleep(1500);
-      await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+      await acceptInQuickPick("Select Model");
       assert.equal(await running, true);
       assert.deepEqual([arbor.agentSession!.getModel()?.provider, arbor.agentSession!.getModel()?.id], ["host-local", "scripted-model"]);
     });

@@ -9,6 +9,7 @@ import { SessionManager } from "../../../src/core/session/session-manager";
 import type { SampleSessions } from "../../support/sample-sessions";
 import { reply, startScriptedServer, type ScriptedServer } from "../../support/scripted-openai-server";
 import { localProviderConfig, modelApi, setPiProvider } from "./model-helpers";
+import { acceptInQuickPick } from "./host-helpers";
 
 interface StaleCheckContext {
   readonly sessionFile: string | undefined;
@@ -85,8 +86,7 @@ describe("Arbor sessions in the extension host", function () {
   it("resumes the newest session through the palette's quick pick", async () => {
     const newest = (await SessionManager.list(process.env.ARBOR_HOST_WORKSPACE!, { indexDir: false }))[0]!;
     const running = vscode.commands.executeCommand("arbor.resumeSession");
-    await sleep(800);
-    await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+    await acceptInQuickPick("Resume Session");
     await running;
     assert.equal(current(arbor)?.getSessionFile(), newest.path);
   });
@@ -265,9 +265,7 @@ describe("leaving a branch with a summary, through a model endpoint", function (
     endpoint.script(reply.text("## Goal\nTried a streaming reader; it broke on CRLF."));
     const before = current(arbor)!.getLeafId();
     const running = vscode.commands.executeCommand("arbor.checkoutEntry", s.main.abandonedLeafId);
-    await sleep(800);
-    await vscode.commands.executeCommand("workbench.action.quickOpenSelectNext"); // "Summarize the branch I am leaving"
-    await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+    await acceptInQuickPick("Leaving a branch", /Summarize the branch I am leaving/);
     await running;
     const sm = current(arbor)!;
     await sm.flush();
@@ -298,8 +296,7 @@ describe("entry quick picks", function () {
     const path = sm.getPathIds().reverse().map((id) => sm.getSummary(id)!);
     const first = path.find((e) => !e.checkoutMarker && e.type !== "label" && e.type !== "session_info")!;
     const running = vscode.commands.executeCommand("arbor.checkoutEntry");
-    await sleep(800);
-    await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+    await acceptInQuickPick("Check out which entry?");
     await running;
     const expected = first.role === "user" || first.type === "custom_message" ? first.parentId : first.id;
     assert.equal(sm.getLeafId(), expected);

@@ -19,6 +19,7 @@ import { sessionConfig } from "./session-config";
 import { SessionHost, type SessionLocation } from "./session-host";
 import { SessionsView } from "./sessions-view";
 import { PiExtensions } from "./pi/pi-extensions";
+import { modelAccessOf } from "./pi/pi-model-access";
 import { onDidChangeSettings, readSettings } from "./settings";
 import { StatusBar } from "./status-bar";
 import { ToolApprovals, type ApprovalPresenter } from "./tool-approvals";
@@ -86,7 +87,16 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   applyHandlerTimeout();
   // Pi extension files load with each session: set up before any session starts.
   let editTextInChat: (text: string) => void = () => undefined;
-  const piExtensions = new PiExtensions({ host, context, log, agentDirectory: () => settings.agentDirectory, setChatInput: (text) => editTextInChat(text) });
+  let chatInputText: () => string = () => "";
+  const piExtensions = new PiExtensions({
+    host,
+    context,
+    log,
+    agentDirectory: () => settings.agentDirectory,
+    setChatInput: (text) => editTextInChat(text),
+    getChatInput: () => chatInputText(),
+    models: () => modelAccessOf(models),
+  });
   context.subscriptions.push(piExtensions);
   context.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration("arbor.extensions.handlerTimeout") && applyHandlerTimeout()));
   const sessions = new SessionsView(host, location, log);
@@ -146,6 +156,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     void chatViews.reveal();
   };
   editTextInChat = editText;
+  chatInputText = () => chat.input();
   context.subscriptions.push(piExtensions.onDidChangeCommands(() => chat.postCommands()));
   context.subscriptions.push(...registerCommands({ host, secrets: context.secrets, sessions, tree, settings: () => settings, summarizer: () => summarizer, log, editText }));
   context.subscriptions.push(registerExportCommand(host, context.extensionUri, context.extension.packageJSON.version as string, log));

@@ -194,6 +194,7 @@ export function isChatToHostMessage(x: unknown): x is ChatToHostMessage {
     case "addModel":
       return true;
     case "send":
+    case "inputChanged":
       return isText(x.text, CHAT_LIMITS.inputLength);
     case "requestItems":
       return isIndex(x.generation) && isIndex(x.start) && isIndex(x.end) && x.end >= x.start && x.end - x.start <= CHAT_LIMITS.requestSpan;

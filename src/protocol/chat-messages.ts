@@ -236,6 +236,12 @@ export interface SendMessage {
   text: string;
 }
 
+/** The input's text changed (typed, recalled, set by the host): the host mirrors it for extensions' `getEditorText`. */
+export interface InputChangedMessage {
+  type: "inputChanged";
+  text: string;
+}
+
 /** Stop (the button, or Escape): aborts the running reply, command or compaction. */
 export interface StopMessage {
   type: "stop";
@@ -292,6 +298,7 @@ export interface ChatLogMessage {
 export type ChatToHostMessage =
   | ChatReadyMessage
   | SendMessage
+  | InputChangedMessage
   | StopMessage
   | RequestItemsMessage
   | PickModelMessage

@@ -148,6 +148,20 @@ describe("Chat webview in Chromium", function () {
     assert.equal(await page.locator("textarea.input").inputValue(), "try it the other way");
   });
 
+  it("tells the host what the input holds as it changes (extensions read it with getEditorText)", async () => {
+    await send(chatState([]));
+    const input = page.locator("textarea.input");
+    await input.click();
+    await clearPosted();
+    await page.keyboard.type("ab");
+    const changes = async () => (await posted()).filter((m) => m.type === "inputChanged").map((m) => m.text);
+    assert.deepEqual(await changes(), ["a", "ab"]);
+    await send({ type: "setInput", text: "set by the host" });
+    assert.equal((await changes()).at(-1), "set by the host");
+    await page.keyboard.press("Enter");
+    assert.equal((await changes()).at(-1), "", "a sent prompt leaves the input empty");
+  });
+
   it("opens links through the host", async () => {
     await send(chatState([replyItem("a1", "See [the docs](https://example.com/docs).")]));
     await frame();

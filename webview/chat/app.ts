@@ -64,7 +64,10 @@ export class ChatApp {
       stop: () => this.post({ type: "stop" }),
       pickModel: () => this.post({ type: "pickModel" }),
       setThinkingLevel: (level) => this.post({ type: "setThinkingLevel", level }),
-      changed: (input, history) => this.save({ input, history }),
+      changed: (input, history) => {
+        this.save({ input, history });
+        this.post({ type: "inputChanged", text: input });
+      },
     });
     this.composer.restore(this.saved.input, this.saved.history);
 
@@ -100,6 +103,8 @@ export class ChatApp {
     root.classList.add("chat");
     const app = new ChatApp(root, api);
     api.postMessage({ type: "ready" });
+    // A draft restored from the view's saved state is in the input: the host mirrors it too.
+    if (app.saved.input) api.postMessage({ type: "inputChanged", text: app.saved.input });
     return app;
   }
 

@@ -276,8 +276,13 @@ export class PiInstance {
       setActiveTools: active((names: string[]) => this.session().setActiveTools(names)),
       getCommands: active(() => env.runtime && this.listCommands()),
       setModel: active(async (model: PiModelLike) => {
+        const session = this.session();
+        const models = env.models;
+        // As in Pi: a model without credentials is not taken (false), a taken one is the new default.
+        if (models?.isAvailable && !models.isAvailable(model.provider, model.id)) return false;
         try {
-          this.session().setModel(fromPiModel(model));
+          session.setModel(models?.describe?.(model.provider, model.id) ?? fromPiModel(model));
+          models?.selected?.(model.provider, model.id);
           return true;
         } catch (error) {
           if (error instanceof AgentError && error.code === "no-model") return false;

@@ -27,6 +27,12 @@ export interface ModelAccess {
   /** Models with credentials. */
   getAvailable?(): readonly PiModelLike[];
   getApiKeyAndHeaders?(model: PiModelLike): Promise<{ ok: true; apiKey?: string; headers?: Record<string, string> } | { ok: false; error: string }>;
+  /** Arbor's description of a model, from the same source the window's sessions use. */
+  describe?(provider: string, modelId: string): ModelInfo | undefined;
+  /** Whether calls to the model would carry credentials (`pi.setModel` returns false otherwise, as in Pi). */
+  isAvailable?(provider: string, modelId: string): boolean;
+  /** `pi.setModel` chose a model: it becomes the default for new sessions, as in Pi. */
+  selected?(provider: string, modelId: string): void;
 }
 
 export function toPiModel(info: ModelInfo, access?: ModelAccess): PiModelLike {

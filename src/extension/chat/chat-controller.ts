@@ -72,6 +72,8 @@ export class ChatController implements vscode.Disposable {
   private run: RunState | null = null;
   /** Text for the input that no visible chat has taken yet (it goes with the next full state). */
   private pendingInput: string | null = null;
+  /** The input's text as the chat last reported or was given it (extensions read it with `ctx.ui.getEditorText()`). */
+  private inputText = "";
   /** Prompts sent while a reply was running: each goes out when the run before it ends. */
   private readonly queued: string[] = [];
   /** The session info last sent, to send it again only when it changed. */
@@ -173,8 +175,14 @@ export class ChatController implements vscode.Disposable {
     this.broadcast({ type: "commands", commands: this.actions.commands() });
   }
 
+  /** The chat input's text now: what the user typed (each open chat reports its changes), or what was set last. */
+  input(): string {
+    return this.inputText;
+  }
+
   /** Puts text in the chat input of every open chat (a checkout of a user message). */
   setInput(text: string): void {
+    this.inputText = text;
     const shown = [...this.surfaces].some((s) => s.visible);
     this.pendingInput = shown ? null : text;
     this.broadcast({ type: "setInput", text });
@@ -348,6 +356,9 @@ export class ChatController implements vscode.Disposable {
         }
         return this.actions.send(m.text);
       }
+      case "inputChanged":
+        this.inputText = m.text;
+        return;
       case "stop":
         // Stop also takes back what was queued: it returns to the input, as Pi restores it.
         if (this.queued.length) {

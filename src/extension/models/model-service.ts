@@ -6,6 +6,8 @@ import type { KeySource } from "../../core/models/credentials";
 import { formatModelKey, parseModelKey, type ModelKey } from "../../core/models/default-model";
 import { ModelHub } from "../../core/models/model-hub";
 import type { ModelOrigin } from "../../core/models/model-registry";
+import type { PiModel } from "../../core/models/pi-ai-modules";
+import type { RequestAuth } from "../../core/models/pi-ai-provider";
 import { readPiDefaults, type PiDefaults } from "../../core/models/pi-auth-file";
 import type { ModelRef, ThinkingLevel } from "../../core/session/types";
 import type { Disposable } from "../../core/util/disposable";
@@ -176,6 +178,19 @@ export class ModelService implements vscode.Disposable {
   /** The address a registry model is called at (undefined for VS Code's models). */
   baseUrlOf(model: ModelKey): string | undefined {
     return model.provider === VSCODE_LM_PROVIDER ? undefined : this.hub?.registry.find(model.provider, model.id)?.baseUrl;
+  }
+
+  /** pi-ai's own Model object of a registry model (what Pi extensions get as `ctx.model`); undefined for VS Code's models. */
+  piModel(model: ModelKey): PiModel | undefined {
+    return model.provider === VSCODE_LM_PROVIDER ? undefined : this.hub?.registry.find(model.provider, model.id);
+  }
+
+  /** The key and headers a registry model's calls carry (Pi extensions' `ctx.modelRegistry.getApiKeyAndHeaders`). */
+  async requestAuth(model: ModelKey): Promise<RequestAuth> {
+    await this.ready;
+    const found = this.piModel(model);
+    if (!found || !this.hub) return { ok: false, error: `Arbor has no key for ${formatModelKey(model)}: ${model.provider === VSCODE_LM_PROVIDER ? "VS Code's chat models are called through VS Code" : "the model is unknown"}.` };
+    return this.hub.credentials.resolve(found);
   }
 
   /** The model's context window, for the status bar (undefined when the model is unknown). */

@@ -11,6 +11,7 @@ import * as vscode from "vscode";
 import { join } from "node:path";
 import { discoverExtensions } from "../../core/pi-extensions/discovery";
 import { PiExtensionSet, type ExtensionStatus } from "../../core/pi-extensions/pi-extension-set";
+import type { ModelAccess } from "../../core/pi-extensions/pi-models";
 import { resolveAgentDir } from "../../core/session/paths";
 import type { SlashCommand } from "../../protocol/chat-messages";
 import { registerCommandSet } from "../register-commands";
@@ -30,6 +31,10 @@ export interface PiExtensionsDeps {
   agentDirectory(): string | undefined;
   /** Puts text in the chat input and shows the chat. */
   setChatInput(text: string): void;
+  /** The chat input's text now (what the user typed or an extension set). */
+  getChatInput(): string;
+  /** The window's models (the ModelService: what Select Model offers), for `ctx.modelRegistry` and `pi.setModel`. */
+  models(): ModelAccess | undefined;
 }
 
 /** How many times the same extension's error for the same event is shown before only the log gets it. */
@@ -38,7 +43,6 @@ const SHOWN_PER_EVENT = 3;
 export class PiExtensions implements vscode.Disposable {
   readonly set: PiExtensionSet;
   readonly ui: VscodePiUi;
-  private chatInput = "";
   private readonly disposables: vscode.Disposable[] = [];
   private readonly shownErrors = new Map<string, number>();
   private readonly commandsChanged = new vscode.EventEmitter<void>();
@@ -47,14 +51,7 @@ export class PiExtensions implements vscode.Disposable {
 
   constructor(private readonly deps: PiExtensionsDeps) {
     const { host, log } = deps;
-    this.ui = new VscodePiUi({
-      setChatInput: (text) => {
-        this.chatInput = text;
-        deps.setChatInput(text);
-      },
-      getChatInput: () => this.chatInput,
-      log,
-    });
+    this.ui = new VscodePiUi({ setChatInput: (text) => deps.setChatInput(text), getChatInput: () => deps.getChatInput(), log });
     this.set = new PiExtensionSet({
       extensions: host.extensions,
       discover: (cwd) =>
@@ -65,6 +62,7 @@ export class PiExtensions implements vscode.Disposable {
           paths: vscode.workspace.getConfiguration("arbor").get<string[]>("extensions.paths", []),
         }),
       ui: this.ui,
+      models: () => deps.models(),
       agentDir: () => this.agentDir(),
       cacheDir: join(deps.context.globalStorageUri.fsPath, "jiti-cache"),
       requestShutdown: () => void this.closeWhenIdle(),

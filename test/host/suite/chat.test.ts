@@ -9,10 +9,10 @@ import { strict as assert } from "node:assert";
 import * as vscode from "vscode";
 import type { AgentSession } from "../../../src/core/agent/agent-session";
 import type { SessionManager } from "../../../src/core/session/session-manager";
-import type { ChatController, ChatSurface } from "../../../src/extension/chat/chat-controller";
-import type { HostToChatMessage } from "../../../src/protocol/chat-messages";
+import type { ChatController } from "../../../src/extension/chat/chat-controller";
 import { reply, startScriptedServer, type ScriptedServer } from "../../support/scripted-openai-server";
-import { localProviderConfig, modelApi, setPiProvider } from "./model-helpers";
+import { localProviderConfig, setPiProvider, useScriptedModel } from "./model-helpers";
+import { RecordingSurface } from "./ui-helpers";
 
 interface Api {
   readonly testing?: { readonly currentSession: SessionManager | undefined; readonly agentSession: AgentSession | undefined; readonly chat: ChatController };
@@ -44,21 +44,6 @@ async function until(check: () => boolean, what: string, ms = 15_000): Promise<v
   assert.fail(`timed out waiting for ${what}`);
 }
 
-/** A chat webview stand-in: records what the controller sends it. */
-class RecordingSurface implements ChatSurface {
-  readonly messages: HostToChatMessage[] = [];
-  readonly visible = true;
-  post(message: HostToChatMessage): void {
-    this.messages.push(JSON.parse(JSON.stringify(message)) as HostToChatMessage);
-  }
-  of<T extends HostToChatMessage["type"]>(type: T): Extract<HostToChatMessage, { type: T }>[] {
-    return this.messages.filter((m): m is Extract<HostToChatMessage, { type: T }> => m.type === type);
-  }
-  clear(): void {
-    this.messages.length = 0;
-  }
-}
-
 describe("the chat in the extension host", function () {
   this.timeout(90_000);
   let arbor: Api;
@@ -86,11 +71,7 @@ describe("the chat in the extension host", function () {
     arbor = (await ext.activate()) as Api;
     assert.ok(arbor.testing, "the runner sets ARBOR_TEST_HOOKS=1");
     server = await startScriptedServer();
-    // The scripted server as a Pi user sets up a local server: a provider in the agent folder's models.json.
-    setPiProvider("chat-endpoint", localProviderConfig(server.baseUrl, ["scripted-model"]));
-    const models = await modelApi();
-    await until(() => models.models.findEntry({ provider: "chat-endpoint", id: "scripted-model" }) !== undefined, "the models.json provider");
-    await vscode.commands.executeCommand("arbor.selectModel", { provider: "chat-endpoint", id: "scripted-model" });
+    await useScriptedModel("chat-endpoint", server.baseUrl);
     await config().update("compaction.keepRecentTokens", 10, vscode.ConfigurationTarget.Global);
     surface = new RecordingSurface();
     detach = chat().attach(surface);

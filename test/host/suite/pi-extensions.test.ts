@@ -11,11 +11,11 @@ import { join } from "node:path";
 import * as vscode from "vscode";
 import type { AgentSession } from "../../../src/core/agent/agent-session";
 import type { SessionManager } from "../../../src/core/session/session-manager";
-import type { ChatController, ChatSurface } from "../../../src/extension/chat/chat-controller";
+import type { ChatController } from "../../../src/extension/chat/chat-controller";
 import type { PiExtensions } from "../../../src/extension/pi/pi-extensions";
-import type { HostToChatMessage } from "../../../src/protocol/chat-messages";
 import { reply, startScriptedServer, type ScriptedServer } from "../../support/scripted-openai-server";
 import { setPiProvider, useScriptedModel } from "./model-helpers";
+import { QuickPickWatch, recordNotifications, RecordingSurface } from "./ui-helpers";
 
 interface Api {
   readonly testing?: { readonly currentSession: SessionManager | undefined; readonly agentSession: AgentSession | undefined; readonly chat: ChatController; readonly piExtensions: PiExtensions };
@@ -39,73 +39,6 @@ async function until(check: () => boolean, what: string, ms = 20_000): Promise<v
     await sleep(25);
   }
   assert.fail(`timed out waiting for ${what}`);
-}
-
-class RecordingSurface implements ChatSurface {
-  readonly messages: HostToChatMessage[] = [];
-  readonly visible = true;
-  post(message: HostToChatMessage): void {
-    this.messages.push(JSON.parse(JSON.stringify(message)) as HostToChatMessage);
-  }
-  of<T extends HostToChatMessage["type"]>(type: T): Extract<HostToChatMessage, { type: T }>[] {
-    return this.messages.filter((m): m is Extract<HostToChatMessage, { type: T }> => m.type === type);
-  }
-}
-
-/**
- * Watches the quick picks Arbor opens (the test shares Arbor's `vscode` API object), so a test can
- * wait until a dialog is really shown, then answer it with the workbench's own quick-open commands.
- */
-class QuickPickWatch {
-  readonly shown: string[] = [];
-  private readonly original = vscode.window.createQuickPick;
-  constructor() {
-    const shown = this.shown;
-    const original = this.original;
-    (vscode.window as { createQuickPick: typeof vscode.window.createQuickPick }).createQuickPick = function <T extends vscode.QuickPickItem>() {
-      const pick = original.call(vscode.window) as vscode.QuickPick<T>;
-      const show = pick.show.bind(pick);
-      pick.show = () => {
-        show();
-        shown.push(`${pick.title ?? ""} [${pick.items.map((i) => i.label).join(" | ")}]`);
-      };
-      return pick;
-    };
-  }
-  /** Waits for the next pick titled `title`, moves down `down` items and accepts. */
-  async answer(title: string, down: number): Promise<string> {
-    const from = this.shown.length;
-    let found = "";
-    await until(() => {
-      found = this.shown.slice(from).find((s) => s.startsWith(title)) ?? "";
-      return found !== "";
-    }, `the quick pick "${title}"`);
-    await sleep(100); // the widget takes the items it was shown with
-    for (let i = 0; i < down; i++) await vscode.commands.executeCommand("workbench.action.quickOpenSelectNext");
-    await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
-    return found;
-  }
-  dispose(): void {
-    (vscode.window as { createQuickPick: typeof vscode.window.createQuickPick }).createQuickPick = this.original;
-  }
-}
-
-/** Records the notifications Arbor shows (passing none through: nothing waits for their buttons). */
-function recordNotifications(): { infos: string[]; warnings: string[]; errors: string[]; dispose(): void } {
-  const w = vscode.window as unknown as Record<string, (...args: unknown[]) => Thenable<unknown>>;
-  const original = { info: w.showInformationMessage!, warning: w.showWarningMessage!, error: w.showErrorMessage! };
-  const shown = { infos: [] as string[], warnings: [] as string[], errors: [] as string[] };
-  w.showInformationMessage = (m: unknown) => (shown.infos.push(String(m)), Promise.resolve(undefined));
-  w.showWarningMessage = (m: unknown) => (shown.warnings.push(String(m)), Promise.resolve(undefined));
-  w.showErrorMessage = (m: unknown) => (shown.errors.push(String(m)), Promise.resolve(undefined));
-  return {
-    ...shown,
-    dispose: () => {
-      w.showInformationMessage = original.info;
-      w.showWarningMessage = original.warning;
-      w.showErrorMessage = original.error;
-    },
-  };
 }
 
 describe("Pi's example extensions in the extension host (issue 8.2)", function () {

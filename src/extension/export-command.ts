@@ -6,6 +6,7 @@
 import { dirname } from "node:path";
 import * as vscode from "vscode";
 import { exportFileName, exportFormatOfPath, loadExportAssets, parseExportFormat, renderSessionExport, type ExportFormat } from "../core/export";
+import { assertExportTarget } from "../core/export/export-target";
 import { SessionError } from "../core/session/errors";
 import type { SessionHost } from "./session-host";
 import { showPick } from "./quick-pick-probe";
@@ -46,8 +47,25 @@ async function pickFormat(): Promise<ExportFormat | undefined> {
   return (await showPick(items, { title: "Export Session", placeHolder: "Export as" }))?.format;
 }
 
-function targetUri(path: string): vscode.Uri {
-  return /^[a-z][a-z0-9+.-]+:\/\//i.test(path) ? vscode.Uri.parse(path, true) : vscode.Uri.file(path);
+/**
+ * The file a path argument names, if Arbor may write there (see assertExportTarget): a file path
+ * or a file URI inside the workspace or sessions folders, never in Restricted Mode. What the user
+ * picks in the save dialog is theirs to choose and is not limited.
+ */
+async function targetOfArgument(path: string, host: SessionHost): Promise<vscode.Uri> {
+  let file = path;
+  if (/^[a-z][a-z0-9+.-]+:/i.test(path)) {
+    const uri = vscode.Uri.parse(path, true);
+    if (uri.scheme !== "file") throw new Error(`Export Session writes a path it is given only as a file path; refused ${path}`);
+    file = uri.fsPath;
+  }
+  const folders = host.knownSessionFolders();
+  const roots = [
+    ...(vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === "file").map((f) => f.uri.fsPath),
+    folders.sessionsRoot,
+    ...(folders.explicitDir ? [folders.explicitDir] : []),
+  ];
+  return vscode.Uri.file(await assertExportTarget(file, { roots, trusted: vscode.workspace.isTrusted }));
 }
 
 /** Exports the current session; returns the file written, or undefined when the user cancelled. */
@@ -59,7 +77,7 @@ export async function exportSession(host: SessionHost, extensionUri: vscode.Uri,
   if (!format) return undefined;
   const sessionFile = sm.getSessionFile();
   let target: vscode.Uri | undefined;
-  if (request.path) target = targetUri(request.path);
+  if (request.path) target = await targetOfArgument(request.path, host);
   else {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri ?? (sessionFile ? vscode.Uri.file(dirname(sessionFile)) : undefined);
     const name = exportFileName(sessionFile, sm.getSessionId(), format);

@@ -1,16 +1,17 @@
 /**
  * "Arbor: Export Session..." in a real extension host, on a genuine Pi sample session: HTML and
  * Markdown of the current session through the command (the questions answered by its argument),
- * the session file untouched, and a target that would overwrite a session refused.
+ * the session file untouched, and a target that would overwrite a session refused. A path given as
+ * an argument is written only inside the workspace or sessions folders (issue 9.6 for exports).
  */
 import { strict as assert } from "node:assert";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import * as vscode from "vscode";
 import type { SessionManager } from "../../../src/core/session/session-manager";
 import type { SampleSessions } from "../../support/sample-sessions";
-import { acceptInQuickPick } from "./host-helpers";
+import { acceptInQuickPick, messagesShownBy } from "./host-helpers";
 
 interface Api {
   readonly testing?: { readonly currentSession: SessionManager | undefined };
@@ -38,7 +39,10 @@ describe("Arbor: Export Session in the extension host", function () {
     assert.ok(api.testing?.currentSession);
     sm = api.testing.currentSession;
     assert.equal(sm.getSessionFile(), s.mainFile);
-    out = mkdtempSync(join(tmpdir(), "arbor-export-"));
+    // Exports given a path go inside the workspace folder (anywhere else is refused).
+    const workspace = process.env.ARBOR_HOST_WORKSPACE;
+    assert.ok(workspace);
+    out = mkdtempSync(join(workspace, "arbor-export-"));
   });
   after(() => rmSync(out, { recursive: true, force: true }));
 
@@ -108,5 +112,22 @@ describe("Arbor: Export Session in the extension host", function () {
     assert.equal(written, undefined);
     assert.deepEqual(unchanged(), before);
     assert.equal(await vscode.commands.executeCommand("arbor.exportSession", { format: "pdf", path: join(out, "x.pdf") }), undefined, "a bad format is an error, not a file");
+  });
+
+  it("refuses a path outside the workspace and sessions folders, a link out, and a non-file URI, and says why", async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), "arbor-export-out-"));
+    try {
+      symlinkSync(elsewhere, join(out, "link-out"));
+      const attempts = [join(elsewhere, "x.md"), `file://${join(elsewhere, "y.html")}`, join(out, "link-out", "z.md"), join(out, "..", "..", "w.md")];
+      for (const path of attempts) {
+        const shown = await messagesShownBy(() => vscode.commands.executeCommand("arbor.exportSession", { format: "md", path }));
+        assert.match(shown.errors.join("\n"), /only inside the workspace or sessions folders .*choose another place in the save dialog/, path);
+      }
+      assert.equal(existsSync(join(elsewhere, "x.md")) || existsSync(join(elsewhere, "y.html")) || existsSync(join(elsewhere, "z.md")), false, "nothing written outside");
+      const shown = await messagesShownBy(() => vscode.commands.executeCommand("arbor.exportSession", { format: "md", path: "vscode-userdata:/settings.md" }));
+      assert.match(shown.errors.join("\n"), /only as a file path/);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 });

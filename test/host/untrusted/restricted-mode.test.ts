@@ -6,14 +6,14 @@
  * one (the tree filter) still applies, which proves the file was read.
  */
 import { strict as assert } from "node:assert";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, isAbsolute } from "node:path";
 import * as vscode from "vscode";
 import { sessionDirForCwd } from "../../../src/core/session/paths";
 import type { AgentSession } from "../../../src/core/agent/agent-session";
 import type { SessionManager } from "../../../src/core/session/session-manager";
 import { startScriptedServer, reply, type ScriptedServer } from "../../support/scripted-openai-server";
-import { until } from "../suite/host-helpers";
+import { messagesShownBy, until } from "../suite/host-helpers";
 
 interface Api {
   readonly testing?: { readonly currentSession: SessionManager | undefined; readonly agentSession: AgentSession | undefined };
@@ -101,6 +101,14 @@ describe("Restricted Mode: an untrusted workspace's settings", function () {
     const dir = arbor.testing!.currentSession!.getSessionDir();
     assert.equal(inside(workspace, dir), false, `the session folder ${dir} is inside the untrusted workspace`);
     assert.equal(dir, sessionDirForCwd(workspace, { agentDir: process.env.PI_CODING_AGENT_DIR }));
+  });
+
+  it("writes no export where an argument says, even inside the workspace: only the save dialog chooses", async () => {
+    assert.ok(arbor.testing!.currentSession, "a session is open (the export would run)");
+    const target = join(workspace, "exported.md");
+    const shown = await messagesShownBy(() => vscode.commands.executeCommand("arbor.exportSession", { format: "md", path: target }));
+    assert.equal(existsSync(target), false, "the export was written");
+    assert.match(shown.errors.join("\n"), /in Restricted Mode an export is written only where you choose in the save dialog/);
   });
 
   it("sends no prompt to a model the workspace names, also when it names it while open", async () => {

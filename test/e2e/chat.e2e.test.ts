@@ -41,6 +41,7 @@ describe("the chat in a real VS Code (e2e)", function () {
     const agentDir = join(scratch.path, "agent");
     mkdirSync(workspace);
     writeFileSync(join(workspace, "README.md"), "# chat e2e\n");
+    writeFileSync(join(workspace, "NOTES.md"), "Notes the user keeps open.\n");
     sessionDir = join(scratch.path, "sessions");
     mkdirSync(sessionDir);
     server = await startScriptedServer();
@@ -111,6 +112,30 @@ describe("the chat in a real VS Code (e2e)", function () {
     assert.match((await bash.locator(".exit").textContent()) ?? "", /exit 0/);
     await bash.locator("summary").click();
     assert.equal((await bash.locator("pre.output").textContent())?.trim(), "hi");
+  });
+
+  it("Ctrl+A and Ctrl+Z in the chat's input act on the input, never on the text editor open beside it", async () => {
+    const { page, workbench } = session!;
+    await workbench.openFile("NOTES.md");
+    const editorText = page.locator(".part.editor .monaco-editor .view-lines");
+    await editorText.click();
+    // A quick pick that opens and closes leaves the workbench's idea of focus on the editor.
+    await page.keyboard.press("F1");
+    await page.locator(".quick-input-widget input").waitFor({ state: "visible" });
+    await page.keyboard.press("Escape");
+    // Click and press at once, as a quick hand does: the workbench learns which webview has focus by
+    // polling (every 250 ms), so keys in that gap were run by the workbench on the text editor.
+    const box = await input().boundingBox();
+    assert.ok(box, "the input is drawn");
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type("long reply please");
+    assert.equal(await input().inputValue(), "long reply please", "the keys went into the chat's input");
+    await page.keyboard.press("Control+Z");
+    await waitUntil("Ctrl+Z to undo the typing in the input", async () => (await input().inputValue()) !== "long reply please");
+    assert.equal((await editorText.textContent())?.replace(/\s+/g, " ").trim(), "Notes the user keeps open.", "the editor's text is untouched");
+    assert.equal(await page.locator(".part.editor .tab.active.dirty").count(), 0, "the file is not modified");
+    await input().fill("");
   });
 
   it("a click on an earlier user message in the tree puts its text in the chat's input", async () => {

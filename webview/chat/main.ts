@@ -5,6 +5,7 @@
 import type { ChatToHostMessage } from "../../src/protocol/chat-messages";
 import { getVsCodeApi } from "../shared/vscode-api";
 import { ChatApp } from "./app";
+import { keepEditingKeysHere } from "../shared/editing-keys";
 
 const api = getVsCodeApi<ChatToHostMessage>();
 
@@ -12,6 +13,7 @@ window.addEventListener("error", (event: ErrorEvent) => {
   api.postMessage({ type: "log", level: "error", message: `Chat: ${event.message} (${event.filename}:${event.lineno})`.slice(0, 10_000) });
 });
 
+keepEditingKeysHere(document.body);
 const app = ChatApp.mount(document.getElementById("app") ?? document.body, api);
 window.addEventListener("message", (event: MessageEvent<unknown>) => app.handleMessage(event.data));
 (window as unknown as { __arborChat?: ChatApp }).__arborChat = app;

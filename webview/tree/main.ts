@@ -6,6 +6,7 @@ import { TreeApp } from "./app";
 import { registerToolkit } from "../toolkit";
 import type { WebviewToHostMessage } from "../../src/protocol/messages";
 import { getVsCodeApi } from "../shared/vscode-api";
+import { keepEditingKeysHere } from "../shared/editing-keys";
 
 const api = getVsCodeApi<WebviewToHostMessage>();
 const early: unknown[] = [];
@@ -20,6 +21,8 @@ window.addEventListener("message", (event: MessageEvent<unknown>) => {
 window.addEventListener("error", (event: ErrorEvent) => {
   api.postMessage({ type: "log", level: "error", message: `Conversation Tree: ${event.message} (${event.filename}:${event.lineno})`.slice(0, 10_000) });
 });
+
+keepEditingKeysHere(document.body);
 
 function mount(): void {
   const root = document.getElementById("app") ?? document.body;

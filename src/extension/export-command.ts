@@ -99,10 +99,14 @@ export async function exportSession(host: SessionHost, extensionUri: vscode.Uri,
     await vscode.workspace.fs.writeFile(written, Buffer.from(text, "utf8"));
   });
   // Offer the result without holding the command (and its callers) until the message closes.
-  void vscode.window.showInformationMessage(`Exported the session to ${written.scheme === "file" ? written.fsPath : written.toString()}`, "Open").then((choice) => {
-    if (choice !== "Open") return;
-    if (format === "html") void vscode.env.openExternal(written);
-    else void vscode.window.showTextDocument(written);
+  // A browser on this machine can open the page; in VS Code for the Web or a remote window the file
+  // is on another machine than the browser, so the page is offered as text and in the Explorer.
+  const browserHere = format === "html" && written.scheme === "file" && vscode.env.uiKind === vscode.UIKind.Desktop && !vscode.env.remoteName;
+  const actions = format !== "html" ? ["Open"] : browserHere ? ["Open in Browser", "Reveal in Explorer"] : ["Open as Text", "Reveal in Explorer"];
+  void vscode.window.showInformationMessage(`Exported the session to ${written.scheme === "file" ? written.fsPath : written.toString()}`, ...actions).then((choice) => {
+    if (choice === "Open in Browser") void vscode.env.openExternal(written);
+    else if (choice === "Open" || choice === "Open as Text") void vscode.window.showTextDocument(written);
+    else if (choice === "Reveal in Explorer") void vscode.commands.executeCommand("revealInExplorer", written);
   });
   return written.scheme === "file" ? written.fsPath : written.toString();
 }

@@ -75,7 +75,7 @@ export function demoReply(body: unknown): ScriptedReply {
   }
   const quoted = prompt.length > 200 ? `${prompt.slice(0, 200)}…` : prompt;
   return streamed(
-    `You said: *${quoted.replace(/[*_`]/g, "")}*\n\nI am Arbor's **demo model**, a scripted server on your machine. Try:\n\n- \`list files\` or \`read README.md\` (tools, which ask for approval)\n- \`write a note\` (a write)\n- \`think about it\` (thinking)\n- \`long reply\` (then press Stop)\n- \`!ls\` to run a shell command yourself\n\n\`\`\`ts\nconst answer: number = 42;\n\`\`\`\n`,
+    `You said: *${quoted.replace(/[*_`]/g, "")}*\n\nI am Arbor's **demo model**, a scripted server on your machine. Try:\n\n- \`list files\` (a shell command: Arbor asks you first)\n- \`read README.md\` (reading the workspace needs no approval)\n- \`write a note\` (a write inside the workspace: no approval either)\n- \`think about it\` (thinking)\n- \`long reply\` (then press Stop)\n- \`!ls\` to run a shell command yourself\n\n\`\`\`ts\nconst answer: number = 42;\n\`\`\`\n`,
   );
 }
 

@@ -79,6 +79,12 @@ describe("markdown renderer in Chromium", function () {
     assert.match(html, /<input (?=[^>]*type="checkbox")(?=[^>]*disabled)/);
   });
 
+  it("shows each line break of a typed prompt, and joins a model's soft-wrapped lines as markdown does", async () => {
+    const typed = (await page.evaluate(`(() => { const out = document.getElementById("out"); window.__md.renderMarkdown(out, "line one\\nline two", { lineBreaks: true }); return out.innerHTML; })()`)) as string;
+    assert.match(typed, /line one<br>\s*line two/);
+    assert.doesNotMatch(await render("line one\nline two"), /<br>/);
+  });
+
   it("shows image blocks only as data of an image type", async () => {
     const result = await page.evaluate(`[
       window.__md.imageElement({ data: "iVBORw0KGgo=", mimeType: "image/png" })?.src ?? null,

@@ -4,7 +4,7 @@
  * only through `textContent` or the sanitising markdown renderer.
  */
 import type { AssistantPart, ToolResultView, TranscriptItem } from "../../src/core/transcript/transcript";
-import { imageElement, renderMarkdown } from "../shared/markdown";
+import { imageElement, renderMarkdown, type MarkdownOptions } from "../shared/markdown";
 import { codicon, el } from "../shared/dom";
 
 /** Which folds are open, by key, so a re-rendered item keeps what the reader opened. */
@@ -53,9 +53,9 @@ export function fold(key: string, folds: FoldState, className: string, summary: 
   return details;
 }
 
-function markdownBlock(text: string, className = "md"): HTMLElement {
+function markdownBlock(text: string, className = "md", options?: MarkdownOptions): HTMLElement {
   const block = el("div", className);
-  renderMarkdown(block, text);
+  renderMarkdown(block, text, options);
   return block;
 }
 
@@ -193,7 +193,7 @@ export function renderItem(item: TranscriptItem, index: number, folds: FoldState
   node.dataset.entryId = item.entryId;
   switch (item.kind) {
     case "user":
-      node.append(header("account", "You", item.timestamp), markdownBlock(item.text), ...images(item.images));
+      node.append(header("account", "You", item.timestamp), markdownBlock(item.text, "md", { lineBreaks: true }), ...images(item.images));
       break;
     case "assistant":
       node.append(header("sparkle", item.model || "assistant", item.timestamp, item.usage ? `${countTokens(item.usage.totalTokens)} tokens` : undefined), ...assistantBody(item, folds, tools));

@@ -8,7 +8,7 @@ import type { SessionEntry } from "../../src/core/session/types";
 import { formatTokens } from "../../src/core/tree/entry-view";
 import { buildTranscript, toolResultText, type AssistantItem, type AssistantPart, type ToolResultView, type TranscriptItem } from "../../src/core/transcript";
 import { el, listen, type Disposable } from "../shared/dom";
-import { imageElement, renderMarkdown } from "../shared/markdown";
+import { imageElement, renderMarkdown, type MarkdownOptions } from "../shared/markdown";
 
 /** Items drawn at once; the next chunk comes when the reader nears the end. */
 const CHUNK = 40;
@@ -17,9 +17,9 @@ const AHEAD = 1200;
 /** Tool-call arguments shown in the folded line, at most. */
 const SUMMARY_LIMIT = 120;
 
-function markdown(className: string, text: string): HTMLElement {
+function markdown(className: string, text: string, options?: MarkdownOptions): HTMLElement {
   const div = el("div", `markdown ${className}`);
-  renderMarkdown(div, text);
+  renderMarkdown(div, text, options);
   return div;
 }
 
@@ -110,7 +110,7 @@ export function renderItem(item: TranscriptItem, labels: ReadonlyMap<string, str
   switch (item.kind) {
     case "user": {
       const c = card("user", "user", item.entryId, item.timestamp);
-      if (item.text) c.body.appendChild(markdown("text", item.text));
+      if (item.text) c.body.appendChild(markdown("text", item.text, { lineBreaks: true }));
       c.body.append(...images(item.images));
       root = c.root;
       break;
@@ -138,7 +138,7 @@ export function renderItem(item: TranscriptItem, labels: ReadonlyMap<string, str
     }
     case "custom": {
       const c = card("custom", item.customType, item.entryId, item.timestamp);
-      if (item.text) c.body.appendChild(markdown("text", item.text));
+      if (item.text) c.body.appendChild(markdown("text", item.text, { lineBreaks: true }));
       c.body.append(...images(item.images));
       root = c.root;
       break;

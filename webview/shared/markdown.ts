@@ -108,15 +108,24 @@ function purifier(): typeof DOMPurify {
   return DOMPurify;
 }
 
+/**
+ * How a text is read as markdown. `lineBreaks`: every line break shows as one (what a person typed
+ * in a prompt, where Shift+Enter means a new line); otherwise markdown's own rule (a single line
+ * break joins the lines), for what models write.
+ */
+export interface MarkdownOptions {
+  readonly lineBreaks?: boolean;
+}
+
 /** Sanitised HTML for a markdown text (a string safe to assign to innerHTML). */
-export function markdownToSafeHtml(text: string): string {
-  const html = parser.parse(text) as string;
+export function markdownToSafeHtml(text: string, options: MarkdownOptions = {}): string {
+  const html = parser.parse(text, { breaks: options.lineBreaks === true }) as string;
   return purifier().sanitize(html, { ALLOWED_TAGS, ALLOWED_ATTR, ALLOW_DATA_ATTR: false });
 }
 
 /** Renders markdown into an element, replacing what it held. */
-export function renderMarkdown(target: HTMLElement, text: string): void {
-  target.innerHTML = markdownToSafeHtml(text);
+export function renderMarkdown(target: HTMLElement, text: string, options?: MarkdownOptions): void {
+  target.innerHTML = markdownToSafeHtml(text, options);
 }
 
 /** The image types a page shows from a message's image blocks. */

@@ -7,9 +7,12 @@
  * - A full disk (a real tiny tmpfs where the machine allows mounting, else ENOSPC injected at the
  *   file-system seam) fails each of them with a clear error; the original file is untouched, no
  *   temp file, backup or lock is left behind, and the unsaved entries wait in memory.
+ * - A second writer that appends to an old-format file while it is being rewritten loses nothing:
+ *   the rename is called off and the rewrite is tried again with its lines.
  */
 import * as assert from "node:assert/strict";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, promises as fsp, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { SessionError } from "../../src/core/session/errors";
 import { SessionManager } from "../../src/core/session/session-manager";
@@ -217,5 +220,42 @@ describe("migration, fork and save-as-new write streamed and crash-safe (issue 9
     await sm.flush();
     assert.ok(readFileSync(sm.getSessionFile()!, "utf8").includes(more));
     await sm.close();
+  });
+
+  it("a second writer appending while the migration rewrite runs loses nothing: the rewrite is tried again with its line", async () => {
+    const name = "2025-01-01T00-00-00-000Z_old.jsonl";
+    const file = join(tmp.dir, name);
+    const original = [JSON.stringify(HEADER_V2), entry("aaaaaaaa", null, { role: "user", content: "one", timestamp: 1 }), ""].join("\n");
+    writeFileSync(file, original);
+    const foreign = entry("ffffffff", "aaaaaaaa", { role: "user", content: "from an older Pi", timestamp: 2 });
+    // The other writer appends while the temp file is being fsynced (the seam: FileHandle.sync).
+    const probe = await fsp.open(file, "r");
+    const proto = Object.getPrototypeOf(probe) as { sync: (this: FileHandle) => Promise<void> };
+    await probe.close();
+    const sync = proto.sync;
+    let appended = false;
+    proto.sync = async function (this: FileHandle) {
+      // The rewrite's temp file (not the lock's): .<name>.<pid>.<random>.tmp
+      if (!appended && /\/\.[^/]+\.jsonl\.\d+\.[0-9a-f]{8}\.tmp$/.test(readlinkSync(`/proc/self/fd/${this.fd}`))) {
+        appended = true;
+        appendFileSync(file, `${foreign}\n`);
+      }
+      return sync.call(this);
+    };
+    const sm = await SessionManager.open(file);
+    let ours: string;
+    try {
+      ours = sm.appendMessage(user("ours"));
+      await assert.rejects(sm.flush(), (e: unknown) => e instanceof SessionError && /another program wrote to it meanwhile .*; the file is unchanged and the new entries wait in memory/.test(e.message));
+    } finally {
+      proto.sync = sync;
+    }
+    assert.equal(readFileSync(file, "utf8"), `${original}${foreign}\n`, "the file holds its lines and the other writer's");
+    assert.deepEqual(leftovers(tmp.dir, [name, `${name}.lock`]), [], "no temp file, no backup of a rewrite that did not happen");
+    await sm.flush(); // the retry
+    await sm.close();
+    const ids = readFileSync(file, "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { id: string; version?: number }));
+    assert.equal(ids[0]!.version, 3);
+    assert.deepEqual(ids.slice(1).map((e) => e.id), ["aaaaaaaa", "ffffffff", ours]);
   });
 });

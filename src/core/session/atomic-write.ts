@@ -84,10 +84,16 @@ export interface WriteResult {
  * writes into a temp file beside it, which is fsynced and renamed over the old one; with
  * `backupPath`, the old content is copied there first. When anything fails (a full disk, a read
  * error of the producer), the temp file and a partial backup are removed and the error is thrown
- * as it came: the file at `path` is exactly as it was. A crash leaves the old file or the new
+ * as it came (also when `beforeRename` throws): the file at `path` is exactly as it was. A crash leaves the old file or the new
  * one, never a mix (at worst a stray dot-file ending in .tmp).
  */
-export async function writeFileStreaming(path: string, produce: (sink: FileSink) => Promise<void>, backupPath?: string): Promise<WriteResult> {
+export async function writeFileStreaming(
+  path: string,
+  produce: (sink: FileSink) => Promise<void>,
+  backupPath?: string,
+  /** Runs last before the rename (after the fsync and the backup); throwing cancels the replacement. */
+  beforeRename?: () => Promise<void>,
+): Promise<WriteResult> {
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   const handle = await fs.open(tmp, "wx");
   let result: WriteResult;
@@ -111,6 +117,7 @@ export async function writeFileStreaming(path: string, produce: (sink: FileSink)
       backupStarted = true;
       await fs.copyFile(path, backupPath);
     }
+    await beforeRename?.();
     await fs.rename(tmp, path);
   } catch (err) {
     await fs.rm(tmp, { force: true });

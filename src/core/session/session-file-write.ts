@@ -9,6 +9,8 @@ export interface WriteIntent {
   kept: string;
   /** Where the old content is copied before the new one replaces it. */
   backupPath?: string;
+  /** A last check before the new file replaces the old one (see writeFileStreaming). */
+  beforeRename?: () => Promise<void>;
 }
 
 /**
@@ -18,7 +20,7 @@ export interface WriteIntent {
  */
 export async function writeSessionFile(path: string, produce: (sink: FileSink) => Promise<void>, intent: WriteIntent): Promise<WriteResult> {
   try {
-    return await writeFileStreaming(path, produce, intent.backupPath);
+    return await writeFileStreaming(path, produce, intent.backupPath, intent.beforeRename);
   } catch (err) {
     if (err instanceof SessionError) throw new SessionError(err.code, `${intent.action}: ${err.message}; ${intent.kept}`, path);
     throw new SessionError("io", `${intent.action}: ${whyWriteFailed(err)}; ${intent.kept}`, path);

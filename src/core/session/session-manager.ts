@@ -472,11 +472,20 @@ export class SessionManager extends SessionReader implements Disposable {
     if (!this.needsMigrationRewrite || !this.sessionFile) return;
     const loaded = await loadSession(this.sessionFile);
     const file = this.sessionFile;
-    const written = await writeSessionFile(file, (sink) => writeMigratedLines(file, loaded, sink, { dropHeader: false, idsFrom: this.store }), {
-      action: `Could not bring ${file} to the current format before writing to it`,
-      kept: "the file is unchanged and the new entries wait in memory",
-      backupPath: backupPathFor(file, `v${loaded.fileVersion}`),
-    });
+    let copied = 0;
+    const written = await writeSessionFile(
+      file,
+      async (sink) => void (copied = await writeMigratedLines(file, loaded, sink, { dropHeader: false, idsFrom: this.store })),
+      {
+        action: `Could not bring ${file} to the current format before writing to it`,
+        kept: "the file is unchanged and the new entries wait in memory",
+        backupPath: backupPathFor(file, `v${loaded.fileVersion}`),
+        // A second writer (an older Pi) that appended meanwhile would lose its lines to the rename: try again later instead.
+        beforeRename: async () => {
+          if ((await fs.stat(file)).size !== copied) throw new SessionError("io", "another program wrote to it meanwhile (Arbor tries again)", file);
+        },
+      },
+    );
     this.needsMigrationRewrite = false;
     this.header = { ...this.header, version: CURRENT_SESSION_VERSION };
     const st = await fs.stat(this.sessionFile);

@@ -17,14 +17,15 @@ const HEADER_MAX_BYTES = 4 * 1024 * 1024;
  * out stay valid), the header gets the current version, and every other line (bad lines, blank
  * lines, lines past the engine's string limit) is copied byte for byte without ever becoming a
  * string. With `dropHeader`, the header line is left out (for a fork that writes its own). An
- * unterminated last line gets its newline.
+ * unterminated last line gets its newline. Resolves to the number of bytes of the file read (up
+ * to its end as it was when the read finished).
  */
 export async function writeMigratedLines(
   path: string,
   loaded: LoadedSession,
   sink: FileSink,
   opts: { dropHeader: boolean; idsFrom?: EntryStore },
-): Promise<void> {
+): Promise<number> {
   const store = opts.idsFrom ?? loaded.store;
   const byLine = loaded.fileVersion < CURRENT_SESSION_VERSION ? entriesByLine(store) : new Map<number, () => SessionEntry>();
   let handle: fs.FileHandle;
@@ -71,7 +72,8 @@ export async function writeMigratedLines(
         parts = [];
       }
     };
-    for (let pos = 0; ; ) {
+    let pos = 0;
+    for (;;) {
       // A fresh buffer per read: collected parts keep pointing into the ones before.
       const buf = Buffer.allocUnsafe(READ_BYTES);
       let n: number;
@@ -93,6 +95,7 @@ export async function writeMigratedLines(
       }
     }
     if (mode !== undefined) await endLine();
+    return pos;
   } finally {
     await handle.close().catch(() => undefined);
   }

@@ -27,6 +27,7 @@ import { withToolSafety } from "./tool-safety";
 import { TREE_VIEW_ID, TreeViewProvider } from "./tree-view-provider";
 import { SAVE_AS_NEW_COMMAND, WriteNotices } from "./write-notices";
 import { quickPickReports } from "./quick-pick-probe";
+import { restoreLastSession } from "./restore-session";
 
 /**
  * The value `activate` returns to other extensions: the session-extension API of the core
@@ -161,6 +162,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   context.subscriptions.push(...registerCommands({ host, secrets: context.secrets, sessions, tree, settings: () => settings, summarizer: () => summarizer, log, editText }));
   context.subscriptions.push(registerExportCommand(host, context.extensionUri, context.extension.packageJSON.version as string, log));
   context.subscriptions.push(new StatusBar(host, () => chat.title()), new WriteNotices(host, log));
+  context.subscriptions.push(restoreLastSession(host, context.workspaceState, log));
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
       // The agent session takes its compaction settings when it is built: rebuild it, once nothing runs

@@ -149,4 +149,19 @@ describe("the chat in a real VS Code (e2e)", function () {
     // The transcript now shows the path up to that message's parent: nothing of the later turns.
     await waitUntil("the transcript of the new position", async () => (await chat().locator(".item-assistant").count()) === 0);
   });
+
+  it("a reload of the browser tab opens the session that was open", async () => {
+    const title = (await chat().locator(".chat-title").textContent())?.trim();
+    assert.ok(title, "a session is open");
+    const { page, workbench } = session!;
+    await page.reload({ waitUntil: "domcontentloaded" });
+    await workbench.waitForReady();
+    await workbench.openViewContainer("Arbor");
+    await workbench.runCommand("Arbor: Open Chat");
+    await chatView(workbench).locator(".chat-title", { hasText: title }).waitFor({ state: "visible" });
+    // The whole session is back in the tree, the first prompt among its rows.
+    const first = sessionEntries().find((e) => e.message?.role === "user" && JSON.stringify(e.message.content).includes("Hello, model"));
+    assert.ok(first);
+    await revealTreeRow(conversationTree(workbench), first.id);
+  });
 });

@@ -1,83 +1,147 @@
 import type { EntrySummary } from "../tree/types";
-import type { LineProblem } from "./errors";
+import type { BodyReader } from "./body-reader";
+import { SessionError, type LineProblem } from "./errors";
 import { migrateEntryToV3 } from "./migrate";
 import { summarizeEntry } from "./summarize";
-import type { SessionEntry } from "./types";
+import { CHECKOUT_CUSTOM_TYPE, type SessionEntry } from "./types";
 
-/** Lines shorter than this keep their parsed object; longer ones are parsed again on demand. */
+/** Parsed lines shorter than this stay in memory; longer ones are read again from the file when needed. */
 const KEEP_PARSED_BELOW_BYTES = 512;
+/** Bodies read back from the file that stay cached (most recent first out last). */
+const BODY_CACHE_BYTES = 32 * 1024 * 1024;
+/** Summaries of message entries computed from their bodies that stay cached. */
+const SUMMARY_CACHE_ENTRIES = 200_000;
 
-/** Where an entry's bytes sit, so that it can be parsed again when needed. */
-export interface RawSource {
-  buf: Buffer;
-  start: number;
-  end: number;
+const FLAG_CHECKOUT = 1;
+
+/** Where an entry's line sits in the session file. */
+export interface LineSpan {
+  offset: number;
+  length: number;
 }
 
-/** The index's view of one entry: its skeleton, its summary, and its full form when parsed. */
-export interface EntryRecord {
-  readonly id: string;
-  /** The parent as the tree uses it: a non-string parentId counts as none. */
-  readonly parentId: string | null;
-  readonly type: string;
-  readonly role: string | undefined;
-  /** Position in file order (0-based over entries). */
-  readonly order: number;
-  summary: EntrySummary;
-  raw?: RawSource;
-  entry?: SessionEntry;
+/** Growable typed columns, doubled as entries are added. */
+function grow<T extends Int32Array | Float64Array | Uint8Array>(column: T, size: number, make: (n: number) => T): T {
+  if (size < column.length) return column;
+  const next = make(Math.max(16, column.length * 2));
+  next.set(column);
+  return next;
 }
 
 /**
- * The in-memory index of a session's entries in file order. It keeps the skeleton of every
- * entry (id, parent, type, role) and its summary; full entries are parsed from the file's bytes
- * only when asked for, so a 100 MB session stays small in memory.
+ * The index of a session's entries in file order. It holds the skeleton of every entry (id,
+ * parent, type, role, timestamp, line, where its bytes are) in columns; summaries and full entries
+ * are made from the file's bytes only when asked for, and only a bounded number of them are kept.
+ * Memory grows with the number of entries, not with the size of the file.
+ *
+ * Entries appended in this process, entries of files migrated in memory, and short lines parsed
+ * at load are held parsed. A store without a body reader (an in-memory session) holds all.
  */
 export class EntryStore {
-  private readonly records: EntryRecord[] = [];
-  private readonly byId = new Map<string, EntryRecord>();
+  private count = 0;
+  private ids: string[] = [];
+  private parents: (string | null)[] = [];
+  /** Position of each entry's parent (the last entry with that id): NO_PARENT, or UNRESOLVED when not known at add time. */
+  private parentAt = new Int32Array(16);
+  /** Some parentAt values may be stale (an id was given again): resolve through the map until rebuilt. */
+  private parentsStale = false;
+  private types: string[] = [];
+  private roles: (string | undefined)[] = [];
+  private timestamps: string[] = [];
+  private lines = new Int32Array(16);
+  private offsets = new Float64Array(16);
+  private lengths = new Float64Array(16);
+  private flags = new Uint8Array(16);
+  private readonly byId = new Map<string, number>();
+  /** Entries held parsed, by position. */
+  private readonly held = new Map<number, SessionEntry>();
+  /** Summaries kept for good: held entries and every entry that is not a message (few, and small). */
+  private readonly keptSummaries = new Map<number, EntrySummary>();
+  private readonly summaryCache = new Map<number, EntrySummary>();
+  private readonly bodyCache = new Map<number, SessionEntry>();
+  private bodyCacheBytes = 0;
   private readonly labelMap = new Map<string, { label: string; timestamp: string }>();
   private nameValue: string | undefined;
+  private assistants = 0;
+  /** Reads entry lines back from the file (absent for in-memory sessions). */
+  reader: BodyReader | undefined;
   /** Set for version-2 files, whose entries are migrated as they are parsed. */
   migrateOnParse = false;
 
   get size(): number {
-    return this.records.length;
+    return this.count;
+  }
+
+  // ------------------------------------------------------------------ adding
+
+  /** `parentId` undefined: the parent is the entry added just before (the loader checked the bytes). */
+  private push(id: string, parentId: string | null | undefined, type: string, role: string | undefined, timestamp: string, line: number, offset: number, length: number): number {
+    const i = this.count++;
+    if (i === this.lines.length) {
+      this.lines = grow(this.lines, i, (n) => new Int32Array(n));
+      this.offsets = grow(this.offsets, i, (n) => new Float64Array(n));
+      this.lengths = grow(this.lengths, i, (n) => new Float64Array(n));
+      this.flags = grow(this.flags, i, (n) => new Uint8Array(n));
+      this.parentAt = grow(this.parentAt, i, (n) => new Int32Array(n));
+    }
+    this.ids.push(id);
+    // The parent's own id string is reused when known, so that a parent link costs no new string.
+    let parent = NO_PARENT;
+    if (parentId === undefined) parent = i - 1;
+    else if (parentId !== null) parent = this.byId.get(parentId) ?? UNRESOLVED;
+    this.parents.push(parent >= 0 ? this.ids[parent]! : parentId!);
+    this.parentAt[i] = parent;
+    this.types.push(type);
+    this.roles.push(role);
+    this.timestamps.push(timestamp);
+    this.lines[i] = line;
+    this.offsets[i] = offset;
+    this.lengths[i] = length;
+    if (role === "assistant") this.assistants++;
+    return i;
+  }
+
+  private register(i: number, id: string, line: number): number | LineProblem {
+    const before = this.byId.size;
+    this.byId.set(id, i);
+    if (this.byId.size !== before) return i;
+    // The id now names another entry: a cached path through it, and parent links to it, may no longer hold.
+    this.forgetPath();
+    this.parentsStale = true;
+    return { line, kind: "duplicate-id", message: `line ${line} reuses the id ${id} of an earlier entry; the later one wins`, excerpt: id };
   }
 
   /**
-   * Adds one parsed line as an entry. Returns a problem instead when the line is not a usable
-   * entry; the line is then left alone in the file.
+   * Adds a message entry read by the loader's fast path: only its skeleton, its body stays in
+   * the file. `parentId` undefined means the entry added just before is its parent. Returns the
+   * entry's position, or a problem (a duplicate id) after adding it.
    */
-  add(value: Record<string, unknown>, line: number, raw?: RawSource): EntryRecord | LineProblem {
+  addSkeleton(id: string, parentId: string | null | undefined, role: string | undefined, timestamp: string, line: number, offset: number, length: number): number | LineProblem {
+    return this.register(this.push(id, parentId, "message", role, timestamp, line, offset, length), id, line);
+  }
+
+  /**
+   * Adds one parsed line as an entry (with `span`, where its bytes are in the file). Returns the
+   * entry's position, or a problem when the line is not a usable entry (the line is then left
+   * alone in the file) or reuses an id (it is added, and wins).
+   */
+  add(value: Record<string, unknown>, line: number, span?: LineSpan): number | LineProblem {
     const id = value.id;
     if (typeof id !== "string" || id.length === 0) {
       return { line, kind: "not-an-entry", message: `line ${line} has type "${String(value.type)}" but no id`, excerpt: String(value.type) };
     }
     if (this.migrateOnParse) migrateEntryToV3(value);
-    const summary = summarizeEntry(value, line);
     const message = value.message as { role?: unknown } | undefined;
-    const record: EntryRecord = {
-      id,
-      parentId: typeof value.parentId === "string" ? value.parentId : null,
-      type: String(value.type),
-      role: value.type === "message" && message && typeof message.role === "string" ? message.role : undefined,
-      order: this.records.length,
-      summary,
-    };
-    if (!raw || raw.end - raw.start < KEEP_PARSED_BELOW_BYTES) record.entry = value as unknown as SessionEntry;
-    else record.raw = raw;
-    const duplicate = this.byId.has(id);
-    this.records.push(record);
-    this.byId.set(id, record);
-    this.indexMetadata(record.type, value);
-    if (duplicate) {
-      // The id now names another entry: a cached path through it may no longer hold.
-      this.cachedPath = [];
-      this.cachedIndex.clear();
-      return { line, kind: "duplicate-id", message: `line ${line} reuses the id ${id} of an earlier entry; the later one wins`, excerpt: id };
-    }
-    return record;
+    const type = String(value.type);
+    const role = type === "message" && message && typeof message.role === "string" ? message.role : undefined;
+    const timestamp = typeof value.timestamp === "string" ? value.timestamp : "";
+    const i = this.push(id, typeof value.parentId === "string" ? value.parentId : null, type, role, timestamp, line, span ? span.offset : -1, span ? span.length : -1);
+    const entry = value as unknown as SessionEntry;
+    if (!span || !this.reader || span.length < KEEP_PARSED_BELOW_BYTES) this.held.set(i, entry);
+    if (type !== "message" || this.held.has(i)) this.keptSummaries.set(i, summarizeEntry(value, line));
+    if (type === "custom" && value.customType === CHECKOUT_CUSTOM_TYPE) this.flags[i] = FLAG_CHECKOUT;
+    this.indexMetadata(type, value);
+    return this.register(i, id, line);
   }
 
   private indexMetadata(type: string, value: Record<string, unknown>): void {
@@ -91,29 +155,219 @@ export class EntryStore {
     }
   }
 
-  /** The record of an entry, or undefined. */
-  record(id: string): EntryRecord | undefined {
-    return this.byId.get(id);
+  /** Records where an entry appended in this process landed in the file. */
+  setLocation(i: number, line: number, span?: LineSpan): void {
+    this.lines[i] = line;
+    const kept = this.keptSummaries.get(i);
+    if (kept) kept.line = line;
+    if (span) {
+      this.offsets[i] = span.offset;
+      this.lengths[i] = span.length;
+    }
   }
 
+  // ------------------------------------------------------------------ positions
+
+  /** The position of the entry with this id (the last one, if the id repeats), or -1. */
+  indexOf(id: string): number {
+    return this.byId.get(id) ?? -1;
+  }
   has(id: string): boolean {
     return this.byId.has(id);
   }
-
-  /** All records in file order (do not mutate). */
-  all(): readonly EntryRecord[] {
-    return this.records;
+  idAt(i: number): string {
+    return this.ids[i]!;
+  }
+  /** The parent as the tree uses it: a non-string parentId counts as none. */
+  parentIdAt(i: number): string | null {
+    return this.parents[i]!;
+  }
+  typeAt(i: number): string {
+    return this.types[i]!;
+  }
+  roleAt(i: number): string | undefined {
+    return this.roles[i];
+  }
+  timestampAt(i: number): string {
+    return this.timestamps[i]!;
+  }
+  /** 1-based line in the file (0 while not yet written). */
+  lineAt(i: number): number {
+    return this.lines[i]!;
+  }
+  spanAt(i: number): LineSpan | undefined {
+    const offset = this.offsets[i]!;
+    return offset < 0 ? undefined : { offset, length: this.lengths[i]! };
+  }
+  isCheckoutMarker(i: number): boolean {
+    return (this.flags[i]! & FLAG_CHECKOUT) !== 0;
+  }
+  /** Whether any entry is an assistant message (cheap). */
+  hasAssistant(): boolean {
+    return this.assistants > 0;
+  }
+  /**
+   * The position of the parent of the entry at `i` (the last entry with the parent's id), or -1
+   * for a root or an orphan.
+   */
+  parentIndexAt(i: number): number {
+    if (this.parentsStale) this.relinkParents();
+    const at = this.parentAt[i]!;
+    if (at >= 0) return at;
+    if (at === NO_PARENT) return -1;
+    // Not in the file when this entry was added: maybe later in the file, maybe never.
+    const found = this.byId.get(this.parents[i]!);
+    if (found === undefined) return -1;
+    this.parentAt[i] = found;
+    return found;
   }
 
-  last(): EntryRecord | undefined {
-    return this.records[this.records.length - 1];
+  /** After an id was given again, parent links follow the map (the last entry with an id wins). */
+  private relinkParents(): void {
+    for (let i = 0; i < this.count; i++) {
+      const parentId = this.parents[i]!;
+      this.parentAt[i] = parentId === null ? NO_PARENT : (this.byId.get(parentId) ?? UNRESOLVED);
+    }
+    this.parentsStale = false;
+  }
+  lastIndex(): number {
+    return this.count - 1;
   }
 
-  /** Ids of the direct children of an entry, in file order (a scan: the tree views build their own index). */
-  childrenOf(id: string): string[] {
-    const out: string[] = [];
-    for (const r of this.records) if (r.parentId === id) out.push(r.id);
+  // ------------------------------------------------------------------ bodies
+
+  /** The full entry at a position, parsed from the file's bytes if needed. */
+  entryAt(i: number): SessionEntry {
+    const held = this.held.get(i);
+    if (held) return held;
+    const cached = this.bodyCache.get(i);
+    if (cached) return cached;
+    const entry = this.readEntry(i);
+    const length = this.lengths[i]!;
+    this.bodyCache.set(i, entry);
+    this.bodyCacheBytes += length;
+    while (this.bodyCacheBytes > BODY_CACHE_BYTES && this.bodyCache.size > 1) {
+      const oldest = this.bodyCache.keys().next().value as number;
+      this.bodyCache.delete(oldest);
+      this.bodyCacheBytes -= this.lengths[oldest]!;
+    }
+    return entry;
+  }
+
+  private readEntry(i: number): SessionEntry {
+    const offset = this.offsets[i]!;
+    if (offset < 0 || !this.reader) throw new Error(`entry ${this.ids[i]} has neither a body in memory nor a place in the file`);
+    return this.parseChecked(i, this.reader.read(offset, this.lengths[i]!), 0);
+  }
+
+  /**
+   * Parses the line of entry `i` from `buf` at `at` and checks it is still that entry: the file
+   * may have been changed under the index (rewritten in place), which must never go unnoticed.
+   */
+  private parseChecked(i: number, buf: Buffer, at: number): SessionEntry {
+    const length = this.lengths[i]!;
+    let value: Record<string, unknown> | undefined;
+    try {
+      value = JSON.parse(buf.toString("utf8", at, at + length)) as Record<string, unknown>;
+    } catch {
+      value = undefined;
+    }
+    if (!value || value.id !== this.ids[i] || String(value.type) !== this.types[i]) {
+      throw new SessionError("changed", `The session file changed on disk where entry ${this.ids[i]} was (line ${this.lines[i]}); reopen it`, this.reader?.path);
+    }
+    if (this.migrateOnParse) migrateEntryToV3(value);
+    return value as unknown as SessionEntry;
+  }
+
+  /**
+   * Visits the entries at `positions` with their full bodies, reading the file in large sequential
+   * blocks (for bulk work over many entries: summaries of a whole tree, checks, exports).
+   * Bodies read this way are not cached.
+   */
+  forEachEntry(positions: ArrayLike<number>, visit: (i: number, entry: SessionEntry) => void): void {
+    const onDisk: number[] = [];
+    for (let k = 0; k < positions.length; k++) {
+      const i = positions[k]!;
+      const held = this.held.get(i) ?? this.bodyCache.get(i);
+      if (held) visit(i, held);
+      else onDisk.push(i);
+    }
+    if (onDisk.length === 0) return;
+    if (!this.reader) throw new Error("entries without bodies in memory and no file to read them from");
+    onDisk.sort((a, b) => this.offsets[a]! - this.offsets[b]!);
+    const reader = this.reader;
+    let k = 0;
+    while (k < onDisk.length) {
+      // One block covers consecutive lines up to BLOCK bytes (or one longer line).
+      const first = onDisk[k]!;
+      const start = this.offsets[first]!;
+      let end = start + this.lengths[first]!;
+      let last = k + 1;
+      while (last < onDisk.length) {
+        const j = onDisk[last]!;
+        const e = this.offsets[j]! + this.lengths[j]!;
+        if (e - start > READ_BLOCK_BYTES) break;
+        end = Math.max(end, e);
+        last++;
+      }
+      const buf = reader.read(start, end - start);
+      for (; k < last; k++) {
+        const i = onDisk[k]!;
+        visit(i, this.parseChecked(i, buf, this.offsets[i]! - start));
+      }
+    }
+  }
+
+  /** The light view of the entry at a position (made from its body on first use). */
+  summaryAt(i: number): EntrySummary {
+    const kept = this.keptSummaries.get(i) ?? this.summaryCache.get(i);
+    if (kept) return kept;
+    return this.cacheSummary(i, summarizeEntry(this.entryAt(i), this.lines[i]!));
+  }
+
+  /** The summary of the entry at `i`, made from its parsed value (which the caller has at hand). */
+  rememberSummary(i: number, value: Record<string, unknown>): EntrySummary {
+    const kept = this.keptSummaries.get(i);
+    if (kept) return kept;
+    if (this.migrateOnParse) migrateEntryToV3(value);
+    return this.cacheSummary(i, summarizeEntry(value, this.lines[i]!));
+  }
+
+  private cacheSummary(i: number, summary: EntrySummary): EntrySummary {
+    this.summaryCache.set(i, summary);
+    if (this.summaryCache.size > SUMMARY_CACHE_ENTRIES) this.summaryCache.delete(this.summaryCache.keys().next().value as number);
+    return summary;
+  }
+
+  /** Summaries of many entries at once, reading their bodies in sequential blocks. */
+  summariesAt(positions: ArrayLike<number>): EntrySummary[] {
+    const out: EntrySummary[] = new Array(positions.length);
+    const missing: number[] = [];
+    const slot = new Map<number, number[]>();
+    for (let k = 0; k < positions.length; k++) {
+      const i = positions[k]!;
+      const known = this.keptSummaries.get(i) ?? this.summaryCache.get(i);
+      if (known) out[k] = known;
+      else {
+        const at = slot.get(i);
+        if (at) at.push(k);
+        else {
+          slot.set(i, [k]);
+          missing.push(i);
+        }
+      }
+    }
+    this.forEachEntry(missing, (i, entry) => {
+      const summary = this.cacheSummary(i, summarizeEntry(entry, this.lines[i]!));
+      for (const k of slot.get(i)!) out[k] = summary;
+    });
     return out;
+  }
+
+  // ------------------------------------------------------------------ by id
+
+  record(id: string): number | undefined {
+    return this.byId.get(id);
   }
 
   labels(): ReadonlyMap<string, { label: string; timestamp: string }> {
@@ -128,42 +382,48 @@ export class EntryStore {
     return this.nameValue;
   }
 
-  /** The full entry, parsed from the file's bytes if needed (and kept). */
-  materialize(record: EntryRecord): SessionEntry {
-    if (record.entry) return record.entry;
-    const raw = record.raw!;
-    const value = JSON.parse(raw.buf.toString("utf8", raw.start, raw.end)) as Record<string, unknown>;
-    if (this.migrateOnParse) migrateEntryToV3(value);
-    record.entry = value as unknown as SessionEntry;
-    record.raw = undefined;
-    return record.entry;
-  }
-
   // ContextSource: cheap skeleton reads plus on-demand parsing.
   parentOf(id: string): string | null | undefined {
-    const r = this.byId.get(id);
-    return r ? r.parentId : undefined;
+    const i = this.byId.get(id);
+    return i === undefined ? undefined : this.parents[i]!;
   }
 
   typeOf(id: string): string | undefined {
-    return this.byId.get(id)?.type;
+    const i = this.byId.get(id);
+    return i === undefined ? undefined : this.types[i];
   }
 
   roleOf(id: string): string | undefined {
-    return this.byId.get(id)?.role;
+    const i = this.byId.get(id);
+    return i === undefined ? undefined : this.roles[i];
   }
 
   entry(id: string): SessionEntry | undefined {
-    const r = this.byId.get(id);
-    return r ? this.materialize(r) : undefined;
+    const i = this.byId.get(id);
+    return i === undefined ? undefined : this.entryAt(i);
   }
 
   lastId(): string | undefined {
-    return this.last()?.id;
+    return this.count ? this.ids[this.count - 1] : undefined;
   }
 
-  private cachedPath: string[] = [];
-  private cachedIndex = new Map<string, number>();
+  /** Ids of the direct children of an entry, in file order (a scan: the tree views build their own index). */
+  childrenOf(id: string): string[] {
+    const out: string[] = [];
+    for (let i = 0; i < this.count; i++) if (this.parents[i] === id) out.push(this.ids[i]!);
+    return out;
+  }
+
+  /** Positions from the root to the leaf of the last path asked for, and each one's slot in it (+1). */
+  private pathPos: number[] = [];
+  private pathSlot = new Int32Array(0);
+  private walkMark = new Int32Array(0);
+  private walkGen = 0;
+
+  private forgetPath(): void {
+    for (const p of this.pathPos) if (p < this.pathSlot.length) this.pathSlot[p] = 0;
+    this.pathPos = [];
+  }
 
   /**
    * Ids from the root to `leafId` (Pi's walk: stops at a missing parent; a cycle stops where an
@@ -172,28 +432,45 @@ export class EntryStore {
    * so a shared entry means a shared prefix.
    */
   pathTo(leafId: string): string[] {
-    const segment: string[] = [];
-    const seen = new Set<string>();
-    let id: string | null = this.byId.has(leafId) ? leafId : null;
+    const leaf = this.byId.get(leafId);
+    if (this.pathSlot.length < this.count) {
+      const slots = new Int32Array(Math.max(16, this.count * 2));
+      slots.set(this.pathSlot);
+      this.pathSlot = slots;
+      const marks = new Int32Array(slots.length);
+      marks.set(this.walkMark);
+      this.walkMark = marks;
+    }
+    if (++this.walkGen === 0x7fffffff) {
+      this.walkMark.fill(0);
+      this.walkGen = 1;
+    }
+    const gen = this.walkGen;
+    const segment: number[] = [];
     let joinAt = -1;
-    while (id !== null && !seen.has(id)) {
-      const at = this.cachedIndex.get(id);
-      if (at !== undefined) {
-        joinAt = at;
+    let i = leaf ?? -1;
+    while (i >= 0 && this.walkMark[i] !== gen) {
+      const slot = this.pathSlot[i]!;
+      if (slot > 0) {
+        joinAt = slot - 1;
         break;
       }
-      seen.add(id);
-      segment.push(id);
-      const parent: string | null = this.byId.get(id)!.parentId;
-      id = parent !== null && this.byId.has(parent) ? parent : null;
+      this.walkMark[i] = gen;
+      segment.push(i);
+      i = this.parentIndexAt(i);
     }
-    segment.reverse();
-    for (let i = joinAt + 1; i < this.cachedPath.length; i++) this.cachedIndex.delete(this.cachedPath[i]!);
-    this.cachedPath.length = joinAt + 1;
-    for (const s of segment) {
-      this.cachedIndex.set(s, this.cachedPath.length);
-      this.cachedPath.push(s);
+    for (let k = joinAt + 1; k < this.pathPos.length; k++) this.pathSlot[this.pathPos[k]!] = 0;
+    this.pathPos.length = joinAt + 1;
+    for (let k = segment.length - 1; k >= 0; k--) {
+      this.pathPos.push(segment[k]!);
+      this.pathSlot[segment[k]!] = this.pathPos.length;
     }
-    return this.cachedPath.slice();
+    return this.pathPos.map((p) => this.ids[p]!);
   }
 }
+
+const NO_PARENT = -1;
+const UNRESOLVED = -2;
+
+/** How many bytes bulk reads take at once. */
+const READ_BLOCK_BYTES = 4 * 1024 * 1024;

@@ -13,7 +13,9 @@ export type SessionErrorCode =
   /** A FIFO, device or folder where a session file was expected (refused before any read). */
   | "not-a-file"
   /** A path outside the sessions folders Arbor knows, given to a command that acts on session files. */
-  | "outside-sessions";
+  | "outside-sessions"
+  /** The file changed under an index of it (rewritten or truncated in place): reopen it. */
+  | "changed";
 
 /** A session error with a code the UI can act on; its message is one clear line. */
 export class SessionError extends Error {

@@ -34,16 +34,40 @@ export interface ParsedChunk {
   unterminatedEntry: boolean;
 }
 
-function excerptOf(text: string): string {
+export function excerptOf(text: string): string {
   return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }
 
-function isBlank(buf: Buffer, start: number, end: number): boolean {
+export function isBlank(buf: Buffer, start: number, end: number): boolean {
   for (let i = start; i < end; i++) {
     const c = buf[i]!;
     if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
   }
   return true;
+}
+
+/**
+ * Parses the text of one line: the entry-like object, or the problem that keeps it from being
+ * one. `undefined` when `fragment` is set and the text is not (yet) complete JSON.
+ */
+export function parseLineText(text: string, lineNo: number, fragment = false): Record<string, unknown> | LineProblem | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    if (fragment) return undefined;
+    return { line: lineNo, kind: "malformed", message: `line ${lineNo} is not valid JSON (${(err as Error).message})`, excerpt: excerptOf(text) };
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value) || typeof (value as { type?: unknown }).type !== "string") {
+    return { line: lineNo, kind: "not-an-entry", message: `line ${lineNo} is JSON but not a session entry (no "type")`, excerpt: excerptOf(text) };
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Whether a parse result is a problem rather than a value. */
+export function isProblem(result: Record<string, unknown> | LineProblem): result is LineProblem {
+  // Values always carry a string `type`; problems never do.
+  return typeof (result as { type?: unknown }).type !== "string";
 }
 
 /**
@@ -62,25 +86,17 @@ export function parseChunk(buf: Buffer, firstLine: number, atEof: boolean, onLin
     if (end - start > MAX_LINE_BYTES) {
       // Past the engine's string limit: it cannot be decoded, let alone parsed. Reported and kept.
       if (isFragment) return false;
-      const mb = Math.round((end - start) / 2 ** 20);
-      problems.push({ line: lineNo, kind: "malformed", message: `line ${lineNo} is too long to read (${mb} MB, over the ${Math.floor(MAX_LINE_BYTES / 2 ** 20)} MB a line can hold); it is kept in the file`, excerpt: excerptOf(buf.toString("utf8", start, start + 200)) });
+      problems.push(tooLongProblem(lineNo, end - start, buf.subarray(start, start + 200)));
       return true;
     }
     if (isBlank(buf, start, end)) return true;
-    const text = buf.toString("utf8", start, end);
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (err) {
-      if (isFragment) return false;
-      problems.push({ line: lineNo, kind: "malformed", message: `line ${lineNo} is not valid JSON (${(err as Error).message})`, excerpt: excerptOf(text) });
+    const result = parseLineText(buf.toString("utf8", start, end), lineNo, isFragment);
+    if (result === undefined) return false;
+    if (isProblem(result)) {
+      problems.push(result);
       return true;
     }
-    if (value === null || typeof value !== "object" || Array.isArray(value) || typeof (value as { type?: unknown }).type !== "string") {
-      problems.push({ line: lineNo, kind: "not-an-entry", message: `line ${lineNo} is JSON but not a session entry (no "type")`, excerpt: excerptOf(text) });
-      return true;
-    }
-    const raw = { line: lineNo, value: value as Record<string, unknown>, start, end };
+    const raw = { line: lineNo, value: result, start, end };
     // With a visitor, each parsed line is handed over and dropped at once, so a huge file is never
     // held as parsed objects all together.
     if (onLine) onLine(raw);
@@ -105,6 +121,12 @@ export function parseChunk(buf: Buffer, firstLine: number, atEof: boolean, onLin
     }
   }
   return { lines, problems, consumedBytes: pos, consumedLines, pendingBytes, unterminatedEntry };
+}
+
+/** The problem report for a line past the engine's string limit, from its first bytes. */
+export function tooLongProblem(lineNo: number, length: number, head: Buffer): LineProblem {
+  const mb = Math.round(length / 2 ** 20);
+  return { line: lineNo, kind: "malformed", message: `line ${lineNo} is too long to read (${mb} MB, over the ${Math.floor(MAX_LINE_BYTES / 2 ** 20)} MB a line can hold); it is kept in the file`, excerpt: excerptOf(head.toString("utf8", 0, Math.min(head.length, 200))) };
 }
 
 /** The problem report for a fragment at the end of a file that is not complete JSON. */

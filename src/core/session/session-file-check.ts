@@ -4,7 +4,7 @@
  * FIFO, device or folder, which would hang a read or make no sense) and, where Arbor acts for the
  * user on it, for where it is (under a sessions folder Arbor knows).
  */
-import { constants, promises as fs, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, promises as fs, type Stats } from "node:fs";
 import { basename, dirname, isAbsolute, resolve } from "node:path";
 import { SessionError } from "./errors";
 import { resolveExplicitSessionDir, resolveSessionsRoot, type SessionLocationOptions } from "./paths";
@@ -53,6 +53,29 @@ export async function openRegularFile(path: string): Promise<fs.FileHandle> {
     return handle;
   } catch (err) {
     await handle.close();
+    throw err;
+  }
+}
+
+/**
+ * The synchronous twin of openRegularFile, for readers that keep a raw descriptor (bodies are read
+ * back by offset, synchronously): the path is checked first, the open cannot block on a FIFO
+ * swapped in after the check, and the open descriptor is checked again.
+ */
+export async function openRegularFd(path: string): Promise<number> {
+  await assertRegularFile(path);
+  return reopenRegularFd(path);
+}
+
+/** Opens a path already known to be a regular file, without blocking; refuses what it is now if that changed. */
+export function reopenRegularFd(path: string): number {
+  const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw notAFile(path, st);
+    return fd;
+  } catch (err) {
+    closeSync(fd);
     throw err;
   }
 }

@@ -30,28 +30,33 @@ export interface Growth {
 }
 
 /**
- * Indexes the complete lines of `buf` (a line still being written waits for its newline). Lines
- * this process wrote itself are already indexed: they only get their line numbers.
+ * Indexes the complete lines of `buf` (a line still being written waits for its newline), which
+ * starts at byte `fileOffset` of the file. Lines this process wrote itself are already indexed:
+ * they only get their line numbers and places in the file.
  */
-export function ingestGrowth(store: EntryStore, buf: Buffer, firstLine: number, leafId: string | null, followAlways: boolean): Growth {
+export function ingestGrowth(store: EntryStore, buf: Buffer, fileOffset: number, firstLine: number, leafId: string | null, followAlways: boolean): Growth {
   const chunk = parseChunk(buf, firstLine, false);
   const growth: Growth = { consumedBytes: chunk.consumedBytes, consumedLines: chunk.consumedLines, added: [], labels: [], problems: [...chunk.problems], leafId, sawAssistant: false };
   for (const line of chunk.lines) {
     if (line.value.type === "session") continue;
-    const known = typeof line.value.id === "string" ? store.record(line.value.id) : undefined;
-    if (known) {
-      if (known.summary.line === 0) known.summary.line = line.line;
+    const span = { offset: fileOffset + line.start, length: line.end - line.start };
+    const known = typeof line.value.id === "string" ? store.indexOf(line.value.id) : -1;
+    if (known >= 0) {
+      if (store.lineAt(known) === 0) store.setLocation(known, line.line, span);
       continue;
     }
-    const result = store.add(line.value, line.line, { buf, start: line.start, end: line.end });
-    if ("kind" in result) {
+    const result = store.add(line.value, line.line, span);
+    if (typeof result !== "number") {
       growth.problems.push(result);
       continue;
     }
-    growth.added.push(result.summary);
-    if (result.role === "assistant") growth.sawAssistant = true;
-    if (result.type === "label") growth.labels.push({ targetId: result.summary.targetId ?? "", label: result.summary.label });
-    if (followAlways || result.parentId === growth.leafId) growth.leafId = result.summary.checkoutMarker ? result.parentId : result.id;
+    const i = result;
+    const summary = store.rememberSummary(i, line.value);
+    growth.added.push(summary);
+    const parentId = store.parentIdAt(i);
+    if (store.roleAt(i) === "assistant") growth.sawAssistant = true;
+    if (summary.type === "label") growth.labels.push({ targetId: summary.targetId ?? "", label: summary.label });
+    if (followAlways || parentId === growth.leafId) growth.leafId = store.isCheckoutMarker(i) ? parentId : store.idAt(i);
   }
   return growth;
 }

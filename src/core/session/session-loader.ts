@@ -1,10 +1,22 @@
-import { promises as fs } from "node:fs";
+import { closeSync, fstatSync } from "node:fs";
+import { BodyReader } from "./body-reader";
+import { readLines } from "./chunked-lines";
 import { EntryStore } from "./entry-store";
 import { SessionError, type LineProblem } from "./errors";
 import { ioError } from "./file-io";
-import { parseChunk, tornLineProblem, type RawLine } from "./line-parser";
+import { LineIngest } from "./line-ingest";
+import { tooLongProblem, tornLineProblem } from "./line-parser";
 import { migrateLines } from "./migrate";
-import { CURRENT_SESSION_VERSION, type SessionHeader } from "./types";
+import { openRegularFd } from "./session-file-check";
+import type { SessionHeader } from "./types";
+
+/** Identity of a file's contents as last read (for the live tail and the reopen index). */
+export interface FileStamp {
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
 
 /** A session file read into an index, with what is needed to keep reading it as it grows. */
 export interface LoadedSession {
@@ -22,120 +34,108 @@ export interface LoadedSession {
   ino: number;
   /** The device of the file read (with `ino`, which file the path named). */
   dev: number;
-}
-
-/** How much of a file is parsed between two yields to the event loop. */
-const SLICE_BYTES = 8 * 1024 * 1024;
-
-function isHeader(value: Record<string, unknown>): boolean {
-  return value.type === "session" && typeof value.id === "string";
+  /** The file as it was when read (size: the bytes that were read). */
+  stamp: FileStamp;
 }
 
 /**
- * Reads a session file. Never writes: a file in an old format is migrated in memory only, bad
- * lines are reported and skipped, and an empty file or one without a session header is refused
- * with a clear error (never truncated).
+ * Reads a session file into an index. Never writes: a file in an old format is migrated in
+ * memory only, bad lines are reported and skipped, and an empty file or one without a session
+ * header is refused with a clear error (never truncated).
+ *
+ * Message lines become skeletons read straight from the bytes (their bodies stay in the file and
+ * are read back on demand through the store's reader, which keeps the file open); the file is
+ * read in chunks, never whole, so memory grows with the number of entries, not the file's size.
  */
 export async function loadSession(path: string): Promise<LoadedSession> {
-  let buf: Buffer;
-  let ino: number;
-  let dev: number;
+  let fd: number;
+  let stamp: FileStamp;
   try {
-    const st = await fs.stat(path);
-    if (!st.isFile()) throw new SessionError("not-a-file", `${path} is ${st.isDirectory() ? "a directory" : "not a regular file"}, not a session file`, path);
-    ino = st.ino;
-    dev = st.dev;
-    buf = await fs.readFile(path);
+    // What the path is, before any open (a FIFO must not hang the read); then the open file again.
+    fd = await openRegularFd(path);
   } catch (err) {
     throw err instanceof SessionError ? err : ioError(err, "read", path);
   }
-  const store = new EntryStore();
-  const problems: LineProblem[] = [];
-  let header: SessionHeader | undefined;
-  let fileVersion = CURRENT_SESSION_VERSION;
-  let notHeader: number | undefined;
-  const v1Lines: RawLine[] = [];
-  // Lines are indexed as they are parsed; only v1 files (no ids yet) are collected for migration.
-  // A large file is parsed in slices that end on a line break, yielding between them so that the
-  // extension host stays responsive while a 100 MB session opens.
-  let part = buf;
-  const visit = (l: RawLine) => {
-    if (!header) {
-      if (notHeader !== undefined) return;
-      if (!isHeader(l.value)) {
-        notHeader = l.line;
-        return;
-      }
-      header = l.value as unknown as SessionHeader;
-      fileVersion = typeof header.version === "number" ? header.version : 1;
-      store.migrateOnParse = fileVersion < CURRENT_SESSION_VERSION;
-      return;
-    }
-    if (l.value.type === "session") return;
-    if (fileVersion < 2) v1Lines.push(l);
-    else addTo(store, problems, l.value, l.line, { buf: part, start: l.start, end: l.end });
-  };
-  let sliceStart = 0;
-  let nextLine = 1;
-  let chunk = parseChunk(Buffer.alloc(0), 1, true);
-  const chunkProblems: LineProblem[] = [];
-  for (;;) {
-    let sliceEnd = Math.min(buf.length, sliceStart + SLICE_BYTES);
-    if (sliceEnd < buf.length) {
-      const nl = buf.indexOf(0x0a, sliceEnd);
-      sliceEnd = nl < 0 ? buf.length : nl + 1;
-    }
-    part = buf.subarray(sliceStart, sliceEnd);
-    chunk = parseChunk(part, nextLine, sliceEnd === buf.length, visit);
-    chunkProblems.push(...chunk.problems);
-    nextLine += chunk.consumedLines;
-    if (sliceEnd === buf.length) break;
-    sliceStart = sliceEnd;
-    await new Promise((resolve) => setImmediate(resolve));
+  try {
+    const st = fstatSync(fd);
+    stamp = { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs };
+  } catch (err) {
+    closeSync(fd);
+    throw err instanceof SessionError ? err : ioError(err, "read", path);
   }
-  if (!header && notHeader === undefined && chunkProblems.length === 0) {
+  const store = new EntryStore();
+  store.reader = BodyReader.open(path, fd);
+  try {
+    return await readInto(path, store, new LineIngest(store), stamp, 0, 1);
+  } catch (err) {
+    store.reader.close();
+    throw err instanceof SessionError ? err : ioError(err, "read", path);
+  }
+}
+
+/**
+ * Reads bytes [from, stamp.size) of a file into `ingest` (lines numbered from `firstLine`) and
+ * finishes the index: the header check, version-1 migration, the torn or unterminated last line.
+ */
+export async function readInto(path: string, store: EntryStore, ingest: LineIngest, stamp: FileStamp, from: number, firstLine: number): Promise<LoadedSession> {
+  const fd = store.reader!.descriptor;
+  const read = await readLines(fd, from, stamp.size, firstLine, (buf, words, s, e, lineNo, fileOffset) => {
+    ingest.take(buf, words, s, e, lineNo, fileOffset);
+    return ingest.stopped;
+  }, (head, lineNo, _fileOffset, length) => {
+    // Past the engine's string limit (issue 9.5): a bad line like any other, reported and kept.
+    ingest.problems.push(tooLongProblem(lineNo, length, head));
+    return ingest.stopped;
+  });
+  let offset = from + read.consumedBytes;
+  let lineCount = firstLine - 1 + read.consumedLines;
+  const problems = ingest.problems;
+  let tornAt: number | undefined;
+  if (!read.stopped && read.fragment.length > 0) {
+    const text = read.fragment.toString("utf8");
+    if (ingest.takeFragment(text, lineCount + 1, offset, read.fragment.length)) {
+      offset += read.fragment.length;
+      lineCount += 1;
+    } else if (!/^[ \t\r]*$/.test(text)) tornAt = lineCount + 1;
+  }
+  const header = ingest.header;
+  if (!header && ingest.notHeader === undefined && problems.length === 0) {
     throw new SessionError("empty", `Session file is empty: ${path}`, path);
   }
   if (!header) {
-    const where = notHeader !== undefined ? `line ${notHeader}` : "no line";
+    const where = ingest.notHeader !== undefined ? `line ${ingest.notHeader}` : "no line";
     throw new SessionError("bad-header", `Not a Pi session file (${where} is not a session header): ${path}`, path);
   }
-  problems.push(...chunkProblems);
-  if (fileVersion < 2) {
+  if (ingest.fileVersion < 2 && ingest.v1Lines.length > 0) {
     // v1 entries have no ids: they are given ids here, in memory, and kept parsed.
-    migrateLines([header as unknown as Record<string, unknown>, ...v1Lines.map((l) => l.value)]);
-    for (const l of v1Lines) addTo(store, problems, l.value, l.line);
+    migrateLines([header as unknown as Record<string, unknown>, ...ingest.v1Lines.map((l) => l.value)]);
+    for (const l of ingest.v1Lines) {
+      const added = store.add(l.value, l.line);
+      if (typeof added !== "number") problems.push(added);
+    }
+    ingest.v1Lines.length = 0;
   }
-  // The last slice holds the end of the file: where reading its growth resumes.
-  let offset = sliceStart + chunk.consumedBytes;
-  let lineCount = nextLine - 1;
-  if (chunk.unterminatedEntry) {
-    offset = buf.length;
-    lineCount += 1;
-  } else if (chunk.pendingBytes > 0) {
-    problems.push(tornLineProblem(lineCount + 1, buf.toString("utf8", offset)));
-  }
+  if (tornAt !== undefined) problems.push(tornLineProblem(tornAt, read.fragment.toString("utf8")));
   problems.sort((a, b) => a.line - b.line);
+  const lastByte = stamp.size > 0 ? lastByteOf(store, stamp.size) : undefined;
   return {
     header,
     store,
     problems,
     offset,
     lineCount,
-    unterminated: buf.length > 0 && buf[buf.length - 1] !== 0x0a,
-    fileVersion,
-    ino,
-    dev,
+    unterminated: lastByte !== undefined && lastByte !== 0x0a,
+    fileVersion: ingest.fileVersion,
+    ino: stamp.ino,
+    dev: stamp.dev,
+    stamp,
   };
 }
 
-function addTo(
-  store: EntryStore,
-  problems: LineProblem[],
-  value: Record<string, unknown>,
-  line: number,
-  raw?: { buf: Buffer; start: number; end: number },
-): void {
-  const result = store.add(value, line, raw);
-  if ("kind" in result) problems.push(result);
+function lastByteOf(store: EntryStore, size: number): number | undefined {
+  try {
+    return store.reader!.read(size - 1, 1)[0];
+  } catch {
+    return undefined;
+  }
 }

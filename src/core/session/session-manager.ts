@@ -3,7 +3,7 @@ import { dirname, join, resolve } from "node:path";
 import type { EntrySummary } from "../tree/types";
 import { type Disposable, toDisposable } from "../util/disposable";
 import { Emitter } from "../util/emitter";
-import { EntryStore, type EntryRecord } from "./entry-store";
+import { EntryStore } from "./entry-store";
 import { SessionError, type LineProblem } from "./errors";
 import { backupPathFor, ioError } from "./file-io";
 import { fileReplacedError, identityOf, sameFile, type FileIdentity } from "./file-identity";
@@ -164,14 +164,18 @@ export class SessionManager extends SessionReader implements Disposable {
     const header = SessionManager.newHeader(targetCwd, source);
     const file = join(dir, sessionFileName(header.timestamp, header.id));
     // Streamed, so that a session of any size forks in a fixed amount of memory.
-    await writeSessionFile(
-      file,
-      async (sink) => {
-        await sink.writeLine(JSON.stringify(header));
-        await writeMigratedLines(source, loaded, sink, { dropHeader: true });
-      },
-      { action: `Could not fork ${source} into ${file}`, kept: `${source} is unchanged` },
-    );
+    try {
+      await writeSessionFile(
+        file,
+        async (sink) => {
+          await sink.writeLine(JSON.stringify(header));
+          await writeMigratedLines(source, loaded, sink, { dropHeader: true });
+        },
+        { action: `Could not fork ${source} into ${file}`, kept: `${source} is unchanged` },
+      );
+    } finally {
+      loaded.store.reader?.close();
+    }
     return SessionManager.open(file, { ...opts, forkDir: dir, lock: opts.lock });
   }
 
@@ -199,7 +203,7 @@ export class SessionManager extends SessionReader implements Disposable {
     for (const e of entries) store.add(e as unknown as Record<string, unknown>, 0);
     const sm = new SessionManager(header, source.cwd, dir, file, true);
     const lock = await WriterLock.acquire(file, opts.lock);
-    const onDisk = store.all().some((r) => r.role === "assistant");
+    const onDisk = store.hasAssistant();
     if (onDisk) {
       await writeJsonLines(file, [header, ...entries], { action: `Could not write the new session ${file}`, kept: `${source.sessionFile} is unchanged and everything stays open in this window` }).catch(async (err: unknown) => {
         await lock.release();
@@ -235,6 +239,7 @@ export class SessionManager extends SessionReader implements Disposable {
   }
 
   private adopt(loaded: LoadedSession): void {
+    if (this.store !== loaded.store) this.store.reader?.close();
     this.header = loaded.header;
     this.store = loaded.store;
     this.problems = loaded.problems;
@@ -244,16 +249,19 @@ export class SessionManager extends SessionReader implements Disposable {
     this.onDisk = true;
     this.headerQueued = true;
     this.needsMigrationRewrite = loaded.fileVersion < CURRENT_SESSION_VERSION;
-    this.hasAssistant = loaded.store.all().some((r) => r.role === "assistant");
+    this.hasAssistant = loaded.store.hasAssistant();
     this.leafId = SessionManager.resumeLeaf(loaded.store);
   }
 
   /** Pi resumes at the last entry in file order; an Arbor checkout marker stands for its parent. */
   private static resumeLeaf(store: EntryStore): string | null {
-    const last = store.last();
-    if (!last) return null;
-    if (last.summary.checkoutMarker) return last.parentId !== null && store.has(last.parentId) ? last.parentId : null;
-    return last.id;
+    const last = store.lastIndex();
+    if (last < 0) return null;
+    if (store.isCheckoutMarker(last)) {
+      const parentId = store.parentIdAt(last);
+      return parentId !== null && store.has(parentId) ? parentId : null;
+    }
+    return store.idAt(last);
   }
 
   // ---------------------------------------------------------------- appends
@@ -272,11 +280,11 @@ export class SessionManager extends SessionReader implements Disposable {
   private appendEntry(entry: SessionEntry, moveLeaf = true): string {
     this.assertWritable();
     const result = this.store.add(entry as unknown as Record<string, unknown>, 0);
-    const record = "kind" in result ? this.store.record(entry.id)! : result;
-    if (record.role === "assistant") this.hasAssistant = true;
+    const at = typeof result === "number" ? result : this.store.indexOf(entry.id);
+    if (this.store.roleAt(at) === "assistant") this.hasAssistant = true;
     if (moveLeaf) this.leafId = entry.id;
     this.persistEntry(entry);
-    this.changes.fire({ kind: "entries", entries: [record.summary], external: false });
+    this.changes.fire({ kind: "entries", entries: [this.store.summaryAt(at)], external: false });
     if (entry.type === "label") this.changes.fire({ kind: "labels", labels: [{ targetId: entry.targetId, label: entry.label || undefined }] });
     if (entry.type === "session_info") this.changes.fire({ kind: "name", name: this.store.name });
     if (moveLeaf) this.changes.fire({ kind: "leaf", leafId: this.leafId });
@@ -333,10 +341,11 @@ export class SessionManager extends SessionReader implements Disposable {
 
   // ---------------------------------------------------------------- leaf moves
 
-  private requireEntry(id: string): EntryRecord {
-    const r = this.store.record(id);
-    if (!r) throw new SessionError("unknown-entry", `No entry with id ${id} in this session`, this.sessionFile);
-    return r;
+  /** The position of an entry, or a clear error. */
+  private requireEntry(id: string): number {
+    const i = this.store.indexOf(id);
+    if (i < 0) throw new SessionError("unknown-entry", `No entry with id ${id} in this session`, this.sessionFile);
+    return i;
   }
 
   /** Moves the leaf to an entry (in memory only, as Pi does). */
@@ -375,14 +384,15 @@ export class SessionManager extends SessionReader implements Disposable {
    * in Pi and in Arbor. Read-only sessions move the leaf in memory only.
    */
   checkout(id: string): CheckoutResult {
-    const record = this.requireEntry(id);
+    const at = this.requireEntry(id);
     let leafId: string | null = id;
     let editText: string | undefined;
-    if (record.role === "user" || record.type === "custom_message") {
-      const entry = this.store.materialize(record);
+    if (this.store.roleAt(at) === "user" || this.store.typeAt(at) === "custom_message") {
+      const entry = this.store.entryAt(at);
       const content = entry.type === "custom_message" ? entry.content : entry.type === "message" && entry.message.role === "user" ? entry.message.content : "";
       editText = editableText(content);
-      leafId = record.parentId !== null && this.store.has(record.parentId) ? record.parentId : null;
+      const parentId = this.store.parentIdAt(at);
+      leafId = parentId !== null && this.store.has(parentId) ? parentId : null;
     }
     this.checkoutAt(leafId);
     return editText === undefined ? { leafId } : { leafId, editText };
@@ -420,7 +430,7 @@ export class SessionManager extends SessionReader implements Disposable {
     }
     await this.flush();
     const file = join(this.sessionDir, sessionFileName(header.timestamp, header.id));
-    const hasAssistant = store.all().some((r) => r.role === "assistant");
+    const hasAssistant = store.hasAssistant();
     if (hasAssistant) await writeJsonLines(file, [header, ...entries], { action: `Could not write the forked session ${file}`, kept: "this session is unchanged" });
     await this.switchFile(file, header, store, hasAssistant);
     return file;
@@ -432,13 +442,14 @@ export class SessionManager extends SessionReader implements Disposable {
     await this.writer?.close();
     this.writer = undefined;
     this.header = header;
+    this.store.reader?.close();
     this.store = store;
     this.sessionFile = file;
     this.problems = [];
     this.onDisk = onDisk;
     this.headerQueued = onDisk;
     this.needsMigrationRewrite = false;
-    this.hasAssistant = store.all().some((r) => r.role === "assistant");
+    this.hasAssistant = store.hasAssistant();
     this.leafId = SessionManager.resumeLeaf(store);
     this.offset = 0;
     this.lineCount = 0;
@@ -471,6 +482,8 @@ export class SessionManager extends SessionReader implements Disposable {
   private async rewriteIfOldFormat(): Promise<void> {
     if (!this.needsMigrationRewrite || !this.sessionFile) return;
     const loaded = await loadSession(this.sessionFile);
+    // Only the file's bytes and this session's ids are used: the loaded index's reader is let go.
+    loaded.store.reader?.close();
     const file = this.sessionFile;
     let copied = 0;
     const written = await writeSessionFile(
@@ -499,8 +512,13 @@ export class SessionManager extends SessionReader implements Disposable {
     if (!this.persist || !this.writer) return;
     if (!this.headerQueued && !this.hasAssistant) return; // Pi waits for the first reply before creating the file
     if (!this.headerQueued) {
-      const records = this.store.all();
-      this.writer.enqueue([JSON.stringify(this.header), ...records.map((r) => JSON.stringify(this.store.materialize(r)))], [undefined, ...records.map((r) => r.id)]);
+      const lines = [JSON.stringify(this.header)];
+      const ids: (string | undefined)[] = [undefined];
+      for (let i = 0; i < this.store.size; i++) {
+        lines.push(JSON.stringify(this.store.entryAt(i)));
+        ids.push(this.store.idAt(i));
+      }
+      this.writer.enqueue(lines, ids);
       this.headerQueued = true;
     } else {
       this.writer.enqueue([JSON.stringify(entry)], [entry.id]);
@@ -619,7 +637,7 @@ export class SessionManager extends SessionReader implements Disposable {
     const buf = await readFrom(file, this.offset, st.size);
     if (!buf) return;
     const nameBefore = this.store.name;
-    const growth = ingestGrowth(this.store, buf, this.lineCount + 1, this.leafId, this.isReadOnly());
+    const growth = ingestGrowth(this.store, buf, this.offset, this.lineCount + 1, this.leafId, this.isReadOnly());
     this.offset += growth.consumedBytes;
     this.lineCount += growth.consumedLines;
     if (growth.sawAssistant) this.hasAssistant = true;
@@ -655,6 +673,7 @@ export class SessionManager extends SessionReader implements Disposable {
       this.disposed = true;
       this.tail?.dispose();
       await this.writer?.close();
+      this.store.reader?.close();
       this.changes.dispose();
     }
   }

@@ -69,15 +69,22 @@ export abstract class SessionReader {
     return this.store.size;
   }
   getSummary(id: string): EntrySummary | undefined {
-    return this.store.record(id)?.summary;
+    const i = this.store.indexOf(id);
+    return i < 0 ? undefined : this.store.summaryAt(i);
   }
-  /** The light view of every entry, in file order. */
+  /**
+   * The light view of every entry, in file order. Message summaries are made from the entries'
+   * bodies, read from the file in sequential blocks (on a huge session, ask for the rows you show
+   * with getSummary instead).
+   */
   getSummaries(): EntrySummary[] {
-    return this.store.all().map((r) => r.summary);
+    return this.store.summariesAt(Array.from({ length: this.store.size }, (_, i) => i));
   }
   /** Every entry in file order (parses all of them: the slow path on huge files). */
   getEntries(): SessionEntry[] {
-    return this.store.all().map((r) => this.store.materialize(r));
+    const out: SessionEntry[] = new Array(this.store.size);
+    this.store.forEachEntry(Array.from({ length: this.store.size }, (_, i) => i), (i, entry) => (out[i] = entry));
+    return out;
   }
   getChildren(parentId: string): SessionEntry[] {
     return this.store.childrenOf(parentId).map((id) => this.store.entry(id)!);
@@ -97,17 +104,23 @@ export abstract class SessionReader {
     const start = fromId === undefined ? this.leafId : fromId;
     const ids: string[] = [];
     const seen = new Set<string>();
-    let current = start ? this.store.record(start) : undefined;
-    while (current && !seen.has(current.id)) {
-      seen.add(current.id);
-      ids.push(current.id);
-      current = current.parentId ? this.store.record(current.parentId) : undefined;
+    let current = start ? this.store.indexOf(start) : -1;
+    while (current >= 0) {
+      const id = this.store.idAt(current);
+      if (seen.has(id)) break;
+      seen.add(id);
+      ids.push(id);
+      current = this.store.parentIndexAt(current);
     }
     return ids.reverse();
   }
   /** The entries from the root to `fromId` (default: the leaf). */
   getBranch(fromId?: string): SessionEntry[] {
-    return this.getPathIds(fromId).map((id) => this.store.entry(id)!);
+    const positions = this.getPathIds(fromId).map((id) => this.store.indexOf(id));
+    const out: SessionEntry[] = new Array(positions.length);
+    const slot = new Map(positions.map((p, k) => [p, k]));
+    this.store.forEachEntry(positions, (i, entry) => (out[slot.get(i)!] = entry));
+    return out;
   }
   /**
    * The model the path to the leaf last used (the last model change or assistant message on it),
@@ -118,14 +131,14 @@ export abstract class SessionReader {
     let id = this.leafId;
     while (id !== null && !seen.has(id)) {
       seen.add(id);
-      const r = this.store.record(id);
-      if (!r) break;
-      if (r.type === "model_change" || r.role === "assistant") {
-        const e = this.store.materialize(r);
+      const i = this.store.indexOf(id);
+      if (i < 0) break;
+      if (this.store.typeAt(i) === "model_change" || this.store.roleAt(i) === "assistant") {
+        const e = this.store.entryAt(i);
         if (e.type === "model_change") return { provider: e.provider, modelId: e.modelId };
         if (e.type === "message" && e.message.role === "assistant") return { provider: e.message.provider, modelId: e.message.model };
       }
-      id = r.parentId;
+      id = this.store.parentIdAt(i);
     }
     return null;
   }

@@ -104,7 +104,7 @@ export async function writeMigratedLines(
 /** The entries of a file in an old format by line number, each parsed only when it is written. */
 function entriesByLine(store: EntryStore): Map<number, () => SessionEntry> {
   const byLine = new Map<number, () => SessionEntry>();
-  for (const r of store.all()) if (r.summary.line > 0) byLine.set(r.summary.line, () => store.materialize(r));
+  for (let i = 0; i < store.size; i++) if (store.lineAt(i) > 0) byLine.set(store.lineAt(i), () => store.entryAt(i));
   return byLine;
 }
 

@@ -42,16 +42,18 @@ export class EntryStore {
   private ids: string[] = [];
   private parents: (string | null)[] = [];
   /** Position of each entry's parent (the last entry with that id): NO_PARENT, or UNRESOLVED when not known at add time. */
-  private parentAt = new Int32Array(16);
+  private parentAt: Int32Array = new Int32Array(16);
   /** Some parentAt values may be stale (an id was given again): resolve through the map until rebuilt. */
   private parentsStale = false;
+  /** Some id is given by more than one line (then a line can stand for a later entry). */
+  private duplicates = 0;
   private types: string[] = [];
   private roles: (string | undefined)[] = [];
   private timestamps: string[] = [];
-  private lines = new Int32Array(16);
-  private offsets = new Float64Array(16);
-  private lengths = new Float64Array(16);
-  private flags = new Uint8Array(16);
+  private lines: Int32Array = new Int32Array(16);
+  private offsets: Float64Array = new Float64Array(16);
+  private lengths: Float64Array = new Float64Array(16);
+  private flags: Uint8Array = new Uint8Array(16);
   private readonly byId = new Map<string, number>();
   /** Entries held parsed, by position. */
   private readonly held = new Map<number, SessionEntry>();
@@ -106,6 +108,7 @@ export class EntryStore {
     this.byId.set(id, i);
     if (this.byId.size !== before) return i;
     // The id now names another entry: a cached path through it, and parent links to it, may no longer hold.
+    this.duplicates++;
     this.forgetPath();
     this.parentsStale = true;
     return { line, kind: "duplicate-id", message: `line ${line} reuses the id ${id} of an earlier entry; the later one wins`, excerpt: id };
@@ -164,6 +167,69 @@ export class EntryStore {
       this.offsets[i] = span.offset;
       this.lengths[i] = span.length;
     }
+  }
+
+  /** The columns of a store whose entries are all in its file (see canSnapshot). */
+  snapshot(): StoreColumns {
+    if (this.parentsStale) this.relinkParents();
+    const parentIds: [number, string][] = [];
+    for (let i = 0; i < this.count; i++) {
+      const parentId = this.parents[i]!;
+      if (parentId !== null && (this.parentAt[i]! < 0 || this.ids[this.parentAt[i]!] !== parentId)) parentIds.push([i, parentId]);
+    }
+    return {
+      count: this.count,
+      ids: this.ids.slice(),
+      parentIds,
+      parentAt: this.parentAt.slice(0, this.count),
+      types: this.types.slice(),
+      roles: this.roles.slice(),
+      timestamps: this.timestamps.slice(),
+      lines: this.lines.slice(0, this.count),
+      offsets: this.offsets.slice(0, this.count),
+      lengths: this.lengths.slice(0, this.count),
+      flags: this.flags.slice(0, this.count),
+      labels: [...this.labelMap],
+      name: this.nameValue,
+      migrateOnParse: this.migrateOnParse,
+      assistants: this.assistants,
+      duplicates: this.duplicates,
+    };
+  }
+
+  /** Whether every entry is in the file as written (no entry only in memory, no ids made up in memory). */
+  canSnapshot(): boolean {
+    for (let i = 0; i < this.count; i++) if (this.offsets[i]! < 0) return false;
+    return true;
+  }
+
+  /** A store over `reader`'s file from saved columns (the reopen index). */
+  static restore(c: StoreColumns, reader: BodyReader): EntryStore {
+    const store = new EntryStore();
+    store.reader = reader;
+    store.count = c.count;
+    store.ids = c.ids;
+    store.parentAt = c.parentAt;
+    store.parents = new Array<string | null>(c.count);
+    for (let i = 0; i < c.count; i++) {
+      const at = c.parentAt[i]!;
+      store.parents[i] = at >= 0 ? c.ids[at]! : null;
+    }
+    for (const [i, parentId] of c.parentIds) store.parents[i] = parentId;
+    store.types = c.types;
+    store.roles = c.roles;
+    store.timestamps = c.timestamps;
+    store.lines = c.lines;
+    store.offsets = c.offsets;
+    store.lengths = c.lengths;
+    store.flags = c.flags;
+    for (const [target, label] of c.labels) store.labelMap.set(target, label);
+    store.nameValue = c.name;
+    store.migrateOnParse = c.migrateOnParse;
+    store.assistants = c.assistants;
+    store.duplicates = c.duplicates;
+    for (let i = 0; i < c.count; i++) store.byId.set(c.ids[i]!, i);
+    return store;
   }
 
   // ------------------------------------------------------------------ positions
@@ -232,6 +298,10 @@ export class EntryStore {
   }
   lastIndex(): number {
     return this.count - 1;
+  }
+  /** Whether some id is given by more than one line (the last one wins). */
+  hasDuplicateIds(): boolean {
+    return this.duplicates > 0;
   }
 
   // ------------------------------------------------------------------ bodies
@@ -471,6 +541,27 @@ export class EntryStore {
 
 const NO_PARENT = -1;
 const UNRESOLVED = -2;
+
+/** Everything the index of a file-backed store holds, in a form that is quick to save and restore. */
+export interface StoreColumns {
+  count: number;
+  ids: string[];
+  /** Parents that are not the id of an entry at parentAt (orphans, and ids known only later), by position. */
+  parentIds: [number, string][];
+  parentAt: Int32Array;
+  types: string[];
+  roles: (string | undefined)[];
+  timestamps: string[];
+  lines: Int32Array;
+  offsets: Float64Array;
+  lengths: Float64Array;
+  flags: Uint8Array;
+  labels: [string, { label: string; timestamp: string }][];
+  name: string | undefined;
+  migrateOnParse: boolean;
+  assistants: number;
+  duplicates: number;
+}
 
 /** How many bytes bulk reads take at once. */
 const READ_BLOCK_BYTES = 4 * 1024 * 1024;

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
-import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { defaultCacheDir } from "./cache-dir";
 import { writeFileAtomic } from "./file-io";
 import { openRegularFile } from "./session-file-check";
 import { resolveExplicitSessionDir, resolveSessionsRoot, sessionDirForCwd, type SessionLocationOptions } from "./paths";
@@ -66,10 +66,7 @@ const INDEX_VERSION = 1;
 const MESSAGE_PREFIX = /^\{"type":"message","id":"[^"\\]*","parentId":(?:null|"[^"\\]*"),"timestamp":"([^"\\]*)","message":\{"role":"([A-Za-z]+)"/;
 const TRAILING_MS = /"timestamp":(\d+)\}\}\s*$/;
 
-function defaultIndexDir(): string {
-  const base = process.env.XDG_CACHE_HOME?.trim() || join(homedir(), ".cache");
-  return join(base, "arbor");
-}
+const defaultIndexDir = defaultCacheDir;
 
 function indexPathFor(dir: string, opts: ListOptions): string | undefined {
   if (opts.indexDir === false) return undefined;

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync } from "node:fs";
+import { closeSync, fstatSync, type Stats } from "node:fs";
 import { BodyReader } from "./body-reader";
 import { readLines } from "./chunked-lines";
 import { EntryStore } from "./entry-store";
@@ -8,6 +8,7 @@ import { LineIngest } from "./line-ingest";
 import { tooLongProblem, tornLineProblem } from "./line-parser";
 import { migrateLines } from "./migrate";
 import { openRegularFd } from "./session-file-check";
+import { INDEX_DEFAULT_MIN_BYTES, indexDirOf, judgeIndex, readIndex, snapshotForIndex, writeIndex, type IndexOptions, type IndexUse } from "./session-index";
 import type { SessionHeader } from "./types";
 
 /** Identity of a file's contents as last read (for the live tail and the reopen index). */
@@ -36,6 +37,15 @@ export interface LoadedSession {
   dev: number;
   /** The file as it was when read (size: the bytes that were read). */
   stamp: FileStamp;
+  /** How the reopen index was used. */
+  indexUse: IndexUse;
+  /** Settles when the reopen index made by this load is saved (or failed to be). */
+  indexWritten?: Promise<void>;
+}
+
+export interface LoadOptions {
+  /** The reopen index (default: on, in Arbor's cache folder, for files of 1 MiB and more). */
+  index?: IndexOptions | false;
 }
 
 /**
@@ -47,9 +57,9 @@ export interface LoadedSession {
  * are read back on demand through the store's reader, which keeps the file open); the file is
  * read in chunks, never whole, so memory grows with the number of entries, not the file's size.
  */
-export async function loadSession(path: string): Promise<LoadedSession> {
+export async function loadSession(path: string, opts: LoadOptions = {}): Promise<LoadedSession> {
   let fd: number;
-  let stamp: FileStamp;
+  let st: Stats;
   try {
     // What the path is, before any open (a FIFO must not hang the read); then the open file again.
     fd = await openRegularFd(path);
@@ -57,18 +67,64 @@ export async function loadSession(path: string): Promise<LoadedSession> {
     throw err instanceof SessionError ? err : ioError(err, "read", path);
   }
   try {
-    const st = fstatSync(fd);
-    stamp = { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs };
+    st = fstatSync(fd);
   } catch (err) {
     closeSync(fd);
     throw err instanceof SessionError ? err : ioError(err, "read", path);
   }
-  const store = new EntryStore();
-  store.reader = BodyReader.open(path, fd);
+  const stamp: FileStamp = { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs };
+  const reader = BodyReader.open(path, fd);
   try {
-    return await readInto(path, store, new LineIngest(store), stamp, 0, 1);
+    const dir = indexDirOf(opts.index);
+    const minBytes = (opts.index === false ? undefined : opts.index?.minBytes) ?? INDEX_DEFAULT_MIN_BYTES;
+    let use: IndexUse = dir !== undefined && st.size >= minBytes ? "none" : "off";
+    let loaded: LoadedSession | undefined;
+    if (use === "none") {
+      const saved = await readIndex(path, dir!);
+      if (saved.found && !saved.data) use = "corrupt";
+      else if (saved.data) {
+        const data = saved.data;
+        use = judgeIndex(data, path, st, fd);
+        if (use === "unchanged") {
+          const store = EntryStore.restore(data.columns, reader);
+          loaded = {
+            header: data.header,
+            store,
+            problems: data.problems.slice(),
+            offset: data.offset,
+            lineCount: data.lineCount,
+            unterminated: data.unterminated,
+            fileVersion: data.fileVersion,
+            ino: st.ino,
+            dev: st.dev,
+            stamp,
+            indexUse: use,
+          };
+        } else if (use === "grown") {
+          // Only the new bytes are read; a torn last line of the indexed part is read again.
+          const store = EntryStore.restore(data.columns, reader);
+          const ingest = new LineIngest(store);
+          ingest.resume(data.header, data.fileVersion);
+          ingest.problems.push(...data.problems.filter((p) => p.line <= data.lineCount));
+          loaded = { ...(await readInto(path, store, ingest, stamp, data.offset, data.lineCount + 1)), indexUse: use };
+        }
+      }
+    }
+    if (!loaded) {
+      const store = new EntryStore();
+      store.reader = reader;
+      loaded = { ...(await readInto(path, store, new LineIngest(store), stamp, 0, 1)), indexUse: use };
+    }
+    if (dir !== undefined && use !== "off" && use !== "unchanged") {
+      const snapshot = snapshotForIndex(path, st, fd, { ...loaded, size: stamp.size });
+      if (snapshot) {
+        // Saved after the caller has its session: an open never waits for the cache.
+        loaded.indexWritten = new Promise<void>((done) => setImmediate(done)).then(() => writeIndex(snapshot, dir)).catch(() => undefined);
+      }
+    }
+    return loaded;
   } catch (err) {
-    store.reader.close();
+    reader.close();
     throw err instanceof SessionError ? err : ioError(err, "read", path);
   }
 }
@@ -77,7 +133,7 @@ export async function loadSession(path: string): Promise<LoadedSession> {
  * Reads bytes [from, stamp.size) of a file into `ingest` (lines numbered from `firstLine`) and
  * finishes the index: the header check, version-1 migration, the torn or unterminated last line.
  */
-export async function readInto(path: string, store: EntryStore, ingest: LineIngest, stamp: FileStamp, from: number, firstLine: number): Promise<LoadedSession> {
+export async function readInto(path: string, store: EntryStore, ingest: LineIngest, stamp: FileStamp, from: number, firstLine: number): Promise<Omit<LoadedSession, "indexUse">> {
   const fd = store.reader!.descriptor;
   const read = await readLines(fd, from, stamp.size, firstLine, (buf, words, s, e, lineNo, fileOffset) => {
     ingest.take(buf, words, s, e, lineNo, fileOffset);

@@ -20,6 +20,7 @@ import { writeJsonLines, writeSessionFile } from "./session-file-write";
 import { listAllSessions, listSessions, type ListOptions, type SessionInfo } from "./session-list";
 import { loadSession, type LoadedSession } from "./session-loader";
 import { assertRegularFile } from "./session-file-check";
+import type { IndexOptions, IndexUse } from "./session-index";
 import {
   CHECKOUT_CUSTOM_TYPE,
   CURRENT_SESSION_VERSION,
@@ -46,6 +47,8 @@ export interface OpenOptions extends SessionLocationOptions {
   /** When another Arbor process holds the session: throw (default) or open as a live read-only view. */
   whenLocked?: "throw" | "read-only";
   lock?: WriterLockOptions;
+  /** The reopen index in Arbor's cache (default: on for files of 1 MiB and more); false: none. */
+  index?: IndexOptions | false;
 }
 
 /** What changed in a session; front ends apply these as increments. */
@@ -98,6 +101,9 @@ export class SessionManager extends SessionReader implements Disposable {
   private catchUpChain: Promise<void> = Promise.resolve();
   private flushScheduled = false;
   private disposed = false;
+  private index: IndexOptions | false | undefined;
+  private indexUse: IndexUse = "off";
+  private indexWritten: Promise<void> = Promise.resolve();
 
   private constructor(header: SessionHeader, cwd: string, sessionDir: string, sessionFile: string | undefined, persist: boolean) {
     super(header, cwd, sessionDir, sessionFile, persist);
@@ -120,9 +126,10 @@ export class SessionManager extends SessionReader implements Disposable {
     const file = resolve(path);
     // A FIFO, device or folder is refused before it is opened (a read would hang) or locked.
     await assertRegularFile(file);
-    const loaded = await loadSession(file);
+    const loaded = await loadSession(file, { index: opts.index });
     const cwd = opts.cwdOverride ?? (typeof loaded.header.cwd === "string" ? loaded.header.cwd : process.cwd());
     const sm = new SessionManager(loaded.header, cwd, opts.forkDir ?? dirname(file), file, true);
+    sm.index = opts.index;
     sm.adopt(loaded);
     if (opts.readOnly) {
       sm.readOnlyReason = "opened read-only";
@@ -251,6 +258,18 @@ export class SessionManager extends SessionReader implements Disposable {
     this.needsMigrationRewrite = loaded.fileVersion < CURRENT_SESSION_VERSION;
     this.hasAssistant = loaded.store.hasAssistant();
     this.leafId = SessionManager.resumeLeaf(loaded.store);
+    this.indexUse = loaded.indexUse;
+    if (loaded.indexWritten) this.indexWritten = loaded.indexWritten;
+  }
+
+  /** How the last load used the reopen index (off, none, unchanged, grown, stale, corrupt). */
+  getIndexUse(): IndexUse {
+    return this.indexUse;
+  }
+
+  /** Settles when the reopen index made by the last load is saved (it is saved in the background). */
+  whenIndexSaved(): Promise<void> {
+    return this.indexWritten;
   }
 
   /** Pi resumes at the last entry in file order; an Arbor checkout marker stands for its parent. */
@@ -653,7 +672,7 @@ export class SessionManager extends SessionReader implements Disposable {
   }
 
   private async reload(): Promise<void> {
-    const loaded = await loadSession(this.sessionFile!);
+    const loaded = await loadSession(this.sessionFile!, { index: this.index });
     const keep = this.leafId;
     this.adopt(loaded);
     if (keep !== null && this.store.has(keep)) this.leafId = keep;

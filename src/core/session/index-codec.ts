@@ -1,0 +1,201 @@
+import { createHash } from "node:crypto";
+import type { StoreColumns } from "./entry-store";
+import type { LineProblem } from "./errors";
+import type { SessionHeader } from "./types";
+
+/** Bump when the layout or the meaning of an index changes: older indexes are then rebuilt. */
+export const INDEX_FORMAT = 1;
+const MAGIC = Buffer.from("ARBORIX1", "latin1");
+const HASH_BYTES = 20;
+
+/** What identifies the bytes an index was made from. */
+export interface IndexKey {
+  path: string;
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  /** sha1 of the last (up to) 4 KB of the indexed bytes. */
+  tailHash: string;
+}
+
+/** The saved index of one session file. */
+export interface SessionIndexData {
+  key: IndexKey;
+  header: SessionHeader;
+  fileVersion: number;
+  /** Bytes that were complete lines, and their count: where reading growth resumes. */
+  offset: number;
+  lineCount: number;
+  unterminated: boolean;
+  problems: LineProblem[];
+  columns: StoreColumns;
+}
+
+interface Meta {
+  format: number;
+  key: IndexKey;
+  header: SessionHeader;
+  fileVersion: number;
+  offset: number;
+  lineCount: number;
+  unterminated: boolean;
+  problems: LineProblem[];
+  count: number;
+  typeNames: string[];
+  roleNames: (string | null)[];
+  parentIds: [number, string][];
+  labels: [string, { label: string; timestamp: string }][];
+  name: string | null;
+  migrateOnParse: boolean;
+  assistants: number;
+  duplicates: number;
+  /** Strings as one JSON array (when some id or timestamp holds a newline) instead of newline-separated. */
+  stringsJson: boolean;
+  stringBytes: number;
+}
+
+function codes<T>(values: readonly T[], names: T[]): Uint8Array | undefined {
+  const table = new Map<T, number>();
+  const out = new Uint8Array(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    let code = table.get(v);
+    if (code === undefined) {
+      if (names.length === 255) return undefined;
+      code = names.length;
+      names.push(v);
+      table.set(v, code);
+    }
+    out[i] = code;
+  }
+  return out;
+}
+
+/** The index as bytes: magic, meta JSON, typed columns, strings, then a sha1 of all before it. */
+export function encodeIndex(data: SessionIndexData): Buffer | undefined {
+  const c = data.columns;
+  const typeNames: string[] = [];
+  const roleNames: (string | undefined)[] = [];
+  const typeCodes = codes(c.types, typeNames);
+  const roleCodes = codes(c.roles, roleNames);
+  if (!typeCodes || !roleCodes) return undefined; // over 255 distinct types: not worth an index
+  const stringsJson = c.ids.some((s) => s.includes("\n")) || c.timestamps.some((s) => s.includes("\n"));
+  const strings = Buffer.from(stringsJson ? JSON.stringify([...c.ids, ...c.timestamps]) : `${c.ids.join("\n")}\n${c.timestamps.join("\n")}`, "utf8");
+  const meta: Meta = {
+    format: INDEX_FORMAT,
+    key: data.key,
+    header: data.header,
+    fileVersion: data.fileVersion,
+    offset: data.offset,
+    lineCount: data.lineCount,
+    unterminated: data.unterminated,
+    problems: data.problems,
+    count: c.count,
+    typeNames,
+    roleNames: roleNames.map((r) => r ?? null),
+    parentIds: c.parentIds,
+    labels: c.labels,
+    name: c.name ?? null,
+    migrateOnParse: c.migrateOnParse,
+    assistants: c.assistants,
+    duplicates: c.duplicates,
+    stringsJson,
+    stringBytes: strings.length,
+  };
+  const metaBytes = Buffer.from(JSON.stringify(meta), "utf8");
+  const head = 8 + 4 + metaBytes.length;
+  const pad = (8 - (head % 8)) % 8;
+  const n = c.count;
+  const binary = 8 * n + 8 * n + 4 * n + 4 * n + n * 3;
+  const out = Buffer.alloc(head + pad + binary + strings.length + HASH_BYTES);
+  MAGIC.copy(out, 0);
+  out.writeUInt32LE(metaBytes.length, 8);
+  metaBytes.copy(out, 12);
+  let at = head + pad;
+  for (const column of [c.offsets, c.lengths, c.lines, c.parentAt, c.flags, typeCodes, roleCodes]) {
+    const bytes = Buffer.from(column.buffer, column.byteOffset, column.byteLength);
+    bytes.copy(out, at);
+    at += bytes.length;
+  }
+  strings.copy(out, at);
+  at += strings.length;
+  createHash("sha1").update(out.subarray(0, at)).digest().copy(out, at);
+  return out;
+}
+
+/** Copies `count` elements of a typed column out of the file bytes (whatever their alignment). */
+function column<T extends Float64Array | Int32Array | Uint8Array>(buf: Buffer, at: number, make: (n: number) => T, count: number): T {
+  const out = make(count);
+  buf.copy(Buffer.from(out.buffer, out.byteOffset, out.byteLength), 0, at, at + out.byteLength);
+  return out;
+}
+
+/** The index in `buf`, or undefined when it is not a complete, intact index of this format. */
+export function decodeIndex(buf: Buffer): SessionIndexData | undefined {
+  try {
+    if (buf.length < 12 + HASH_BYTES || !buf.subarray(0, 8).equals(MAGIC)) return undefined;
+    const body = buf.length - HASH_BYTES;
+    if (!createHash("sha1").update(buf.subarray(0, body)).digest().equals(buf.subarray(body))) return undefined;
+    const metaLength = buf.readUInt32LE(8);
+    const meta = JSON.parse(buf.toString("utf8", 12, 12 + metaLength)) as Meta;
+    if (meta.format !== INDEX_FORMAT) return undefined;
+    const n = meta.count;
+    const head = 12 + metaLength;
+    let at = head + ((8 - (head % 8)) % 8);
+    const offsets = column(buf, at, (k) => new Float64Array(k), n);
+    at += 8 * n;
+    const lengths = column(buf, at, (k) => new Float64Array(k), n);
+    at += 8 * n;
+    const lines = column(buf, at, (k) => new Int32Array(k), n);
+    at += 4 * n;
+    const parentAt = column(buf, at, (k) => new Int32Array(k), n);
+    at += 4 * n;
+    const flags = column(buf, at, (k) => new Uint8Array(k), n);
+    at += n;
+    const typeCodes = buf.subarray(at, at + n);
+    at += n;
+    const roleCodes = buf.subarray(at, at + n);
+    at += n;
+    if (at + meta.stringBytes !== body) return undefined;
+    const text = buf.toString("utf8", at, at + meta.stringBytes);
+    const strings = meta.stringsJson ? (JSON.parse(text) as string[]) : n === 0 ? [] : text.split("\n");
+    if (strings.length !== 2 * n) return undefined;
+    const types = new Array<string>(n);
+    const roles = new Array<string | undefined>(n);
+    for (let i = 0; i < n; i++) {
+      types[i] = meta.typeNames[typeCodes[i]!]!;
+      roles[i] = meta.roleNames[roleCodes[i]!] ?? undefined;
+    }
+    return {
+      key: meta.key,
+      header: meta.header,
+      fileVersion: meta.fileVersion,
+      offset: meta.offset,
+      lineCount: meta.lineCount,
+      unterminated: meta.unterminated,
+      problems: meta.problems,
+      columns: {
+        count: n,
+        ids: strings.slice(0, n),
+        parentIds: meta.parentIds,
+        parentAt,
+        types,
+        roles,
+        timestamps: strings.slice(n),
+        lines,
+        offsets,
+        lengths,
+        flags,
+        labels: meta.labels,
+        name: meta.name ?? undefined,
+        migrateOnParse: meta.migrateOnParse,
+        assistants: meta.assistants,
+        duplicates: meta.duplicates,
+      },
+    };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,141 @@
+import { createHash } from "node:crypto";
+import { promises as fs, readSync, type Stats } from "node:fs";
+import { join, resolve } from "node:path";
+import { defaultCacheDir } from "./cache-dir";
+import type { EntryStore } from "./entry-store";
+import { writeFileAtomic } from "./file-io";
+import { decodeIndex, encodeIndex, type IndexKey, type SessionIndexData } from "./index-codec";
+import type { LineProblem } from "./errors";
+import type { SessionHeader } from "./types";
+
+/**
+ * The reopen index: the structure of an opened session saved in Arbor's cache, so that opening
+ * the same file again reads only the index (and, if the file grew, only its new bytes). An index
+ * is keyed by the file's identity (device, inode), size, times and a hash of its last bytes; one
+ * that does not match, or does not read back intact, is rebuilt, never trusted.
+ */
+export interface IndexOptions {
+  /** Where indexes live (default: `sessions/` in Arbor's cache folder); false: no index. */
+  dir?: string | false;
+  /** Files smaller than this get no index: they open quickly anyway. Default 1 MiB. */
+  minBytes?: number;
+}
+
+/** How an open used the reopen index. */
+export type IndexUse = "off" | "none" | "unchanged" | "grown" | "stale" | "corrupt";
+
+const TAIL_BYTES = 4096;
+const DEFAULT_MIN_BYTES = 1024 * 1024;
+/** The cache keeps at most this many indexes, and this many bytes of them (oldest used go first). */
+const MAX_INDEXES = 64;
+const MAX_INDEX_BYTES = 2 * 1024 * 1024 * 1024;
+
+export function indexDirOf(opts: IndexOptions | false | undefined): string | undefined {
+  if (opts === false || opts?.dir === false) return undefined;
+  return opts?.dir ?? join(defaultCacheDir(), "sessions");
+}
+
+export function indexFileFor(sessionPath: string, dir: string): string {
+  return join(dir, `${createHash("sha256").update(resolve(sessionPath)).digest("hex").slice(0, 32)}.idx`);
+}
+
+/** sha1 of the bytes [size - 4 KB, size) of an open file. */
+export function tailHash(fd: number, size: number): string {
+  const from = Math.max(0, size - TAIL_BYTES);
+  const buf = Buffer.alloc(size - from);
+  let done = 0;
+  while (done < buf.length) {
+    const n = readSync(fd, buf, done, buf.length - done, from + done);
+    if (n === 0) break;
+    done += n;
+  }
+  return createHash("sha1").update(buf.subarray(0, done)).digest("hex");
+}
+
+export function keyOf(path: string, st: Stats, fd: number, size = st.size): IndexKey {
+  return { path: resolve(path), dev: st.dev, ino: st.ino, size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, tailHash: tailHash(fd, size) };
+}
+
+/** A saved index of `path`, or undefined (none, unreadable, or not intact). */
+export async function readIndex(path: string, dir: string): Promise<{ data: SessionIndexData | undefined; found: boolean }> {
+  const file = indexFileFor(path, dir);
+  let buf: Buffer;
+  try {
+    buf = await fs.readFile(file);
+  } catch {
+    return { data: undefined, found: false };
+  }
+  const data = decodeIndex(buf);
+  // Used: it stays in the cache longer than indexes nobody opens.
+  if (data) fs.utimes(file, new Date(), new Date()).catch(() => undefined);
+  return { data, found: true };
+}
+
+/**
+ * What a saved index is worth for the file as it is now: "unchanged" (same identity, size,
+ * times and tail), "grown" (same identity, longer, and the indexed bytes still end the same way),
+ * or "stale" (anything else: truncated, replaced, edited in place, or a different file).
+ */
+export function judgeIndex(data: SessionIndexData, path: string, st: Stats, fd: number): "unchanged" | "grown" | "stale" {
+  const k = data.key;
+  if (k.path !== resolve(path) || k.dev !== st.dev || k.ino !== st.ino) return "stale";
+  if (st.size === k.size && st.mtimeMs === k.mtimeMs && st.ctimeMs === k.ctimeMs) return tailHash(fd, st.size) === k.tailHash ? "unchanged" : "stale";
+  // Growth continues from the last complete line (a torn last line is read again). A last entry
+  // that was complete without its newline cannot be continued: its line number would shift.
+  const completeWithoutNewline = data.unterminated && data.offset === k.size;
+  if (st.size > k.size && !completeWithoutNewline && tailHash(fd, k.size) === k.tailHash) return "grown";
+  return "stale";
+}
+
+/** What an index is saved from, taken at once after a load (later appends do not leak into it). */
+export interface IndexSnapshot {
+  data: SessionIndexData;
+}
+
+export function snapshotForIndex(
+  path: string,
+  st: Stats,
+  fd: number,
+  loaded: { header: SessionHeader; fileVersion: number; offset: number; lineCount: number; unterminated: boolean; problems: LineProblem[]; store: EntryStore; size: number },
+): IndexSnapshot | undefined {
+  if (!loaded.store.canSnapshot()) return undefined;
+  return {
+    data: {
+      key: keyOf(path, st, fd, loaded.size),
+      header: loaded.header,
+      fileVersion: loaded.fileVersion,
+      offset: loaded.offset,
+      lineCount: loaded.lineCount,
+      unterminated: loaded.unterminated,
+      problems: loaded.problems.slice(),
+      columns: loaded.store.snapshot(),
+    },
+  };
+}
+
+/** Saves an index (atomically: a reader sees the old one or the new one), then trims the cache. */
+export async function writeIndex(snapshot: IndexSnapshot, dir: string): Promise<void> {
+  const bytes = encodeIndex(snapshot.data);
+  if (!bytes) return;
+  await fs.mkdir(dir, { recursive: true });
+  await writeFileAtomic(indexFileFor(snapshot.data.key.path, dir), bytes);
+  await trimCache(dir);
+}
+
+async function trimCache(dir: string): Promise<void> {
+  const names = (await fs.readdir(dir)).filter((n) => n.endsWith(".idx"));
+  if (names.length <= MAX_INDEXES) {
+    let total = 0;
+    for (const n of names) total += (await fs.stat(join(dir, n)).catch(() => undefined))?.size ?? 0;
+    if (total <= MAX_INDEX_BYTES) return;
+  }
+  const files = await Promise.all(names.map(async (n) => ({ path: join(dir, n), st: await fs.stat(join(dir, n)).catch(() => undefined) })));
+  const present = files.filter((f) => f.st !== undefined).sort((a, b) => b.st!.mtimeMs - a.st!.mtimeMs);
+  let total = 0;
+  for (let i = 0; i < present.length; i++) {
+    total += present[i]!.st!.size;
+    if (i >= MAX_INDEXES || total > MAX_INDEX_BYTES) await fs.rm(present[i]!.path, { force: true });
+  }
+}
+
+export const INDEX_DEFAULT_MIN_BYTES = DEFAULT_MIN_BYTES;

@@ -76,7 +76,7 @@ function mutate(line: string, rng: ReturnType<typeof createRng>): string {
 }
 
 describe("byte-level line scanner", () => {
-  let lines: string[] = [];
+  const lines: string[] = [];
   let tmp: ReturnType<typeof makeTempDir>;
   before(async () => {
     const pi = await loadReference();

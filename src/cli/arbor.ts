@@ -7,7 +7,8 @@ const USAGE = `arbor: work with Pi coding-agent session files (JSONL trees) with
 
 Usage:
   arbor ls [--all] [--cwd DIR] [--dir SESSIONS_DIR] [--json]
-  arbor tree FILE [--json]
+  arbor tree FILE [--depth N] [--leaf-path] [--limit N]
+  arbor tree FILE --json|--ndjson [--preview] [--depth N] [--leaf-path] [--limit N]
   arbor context FILE [--leaf ID] [--llm]
   arbor label FILE ID TEXT | arbor label FILE ID --clear
   arbor fork FILE ID
@@ -16,6 +17,9 @@ Usage:
       HTML (default) is written to ./<session file name>.html, Markdown to standard output;
       --out picks the file (its extension the format), --out - standard output.
 
+tree --json writes one JSON document, --ndjson one line per entry (after a first "session" line):
+flat objects {id, parentId, children, type, role, timestamp, line, label, active, leaf} in drawing
+order, streamed; --preview adds each entry's summary (which reads every entry's body).
 Every command accepts --timings (phase times in milliseconds, as JSON on stderr).
 Sessions are found where Pi keeps them: $PI_CODING_AGENT_DIR (default ~/.pi/agent)/sessions/<cwd>,
 or $PI_CODING_AGENT_SESSION_DIR.`;
@@ -26,7 +30,12 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return command ? 0 : 2;
   }
-  return runCommand(command, rest, { stdout: (s) => process.stdout.write(s), stderr: (s) => process.stderr.write(s), stdoutIsTerminal: process.stdout.isTTY === true });
+  return runCommand(command, rest, {
+    stdout: (s) => process.stdout.write(s),
+    stderr: (s) => process.stderr.write(s),
+    stdoutIsTerminal: process.stdout.isTTY === true,
+    drain: () => (process.stdout.writableNeedDrain ? new Promise<void>((resolve) => process.stdout.once("drain", () => resolve())) : Promise.resolve()),
+  });
 }
 
 main(process.argv.slice(2)).then(

@@ -7,7 +7,7 @@ import { formatAge } from "../core/util/format-age";
 import { checkSessionFile } from "./check";
 import { runExport } from "./export";
 import { parseArgs, UsageError } from "./args";
-import { renderTree } from "./render-tree";
+import { writeTree } from "./tree-command";
 import { escapeTerminal, oneLine } from "./terminal-text";
 import { Timings } from "./timings";
 
@@ -19,6 +19,8 @@ export interface Output {
    * (`arbor export ... > out.md`) must stay byte-exact; on a terminal it is escaped like the rest.
    */
   stdoutIsTerminal?: boolean;
+  /** Resolves once stdout has taken what was written (commands that stream a lot wait on it). */
+  drain?(): Promise<void>;
 }
 
 interface Spec {
@@ -31,7 +33,7 @@ interface Spec {
 
 const SPECS: Record<string, Spec> = {
   ls: { valued: ["cwd", "dir"], switches: ["all", "json"], min: 0, max: 0, usage: "ls [--all] [--cwd DIR] [--dir SESSIONS_DIR] [--json]" },
-  tree: { valued: [], switches: ["json"], min: 1, max: 1, usage: "tree FILE [--json]" },
+  tree: { valued: ["depth", "limit"], switches: ["json", "ndjson", "leaf-path", "preview"], min: 1, max: 1, usage: "tree FILE [--json|--ndjson [--preview]] [--depth N] [--leaf-path] [--limit N]" },
   context: { valued: ["leaf"], switches: ["llm"], min: 1, max: 1, usage: "context FILE [--leaf ID] [--llm]" },
   label: { valued: [], switches: ["clear"], min: 2, max: 3, usage: "label FILE ID TEXT|--clear" },
   fork: { valued: [], switches: [], min: 2, max: 2, usage: "fork FILE ID" },
@@ -49,8 +51,8 @@ export async function runCommand(command: string, argv: string[], out: Output): 
   const flag = (name: string) => args.flags.get(name);
   // Session text reaches a terminal: everything but JSON output is escaped as a last line of
   // defence (fields are also escaped one by one, so that none can forge a line of its own).
-  const json = flag("json") === true || command === "context" || (command === "export" && out.stdoutIsTerminal === false);
-  const safe: Output = { stdout: (s) => out.stdout(json ? s : escapeTerminal(s)), stderr: (s) => out.stderr(escapeTerminal(s)) };
+  const json = flag("json") === true || flag("ndjson") === true || command === "context" || (command === "export" && out.stdoutIsTerminal === false);
+  const safe: Output = { stdout: (s) => out.stdout(json ? s : escapeTerminal(s)), stderr: (s) => out.stderr(escapeTerminal(s)), drain: out.drain };
   // Every command but ls takes a session FILE first: a FIFO, a device or a folder is refused here,
   // before anything opens it (a read would hang) or takes a lock beside it.
   if (command !== "ls") await assertRegularFile(resolve(args.positional[0]!));
@@ -65,6 +67,14 @@ export async function runCommand(command: string, argv: string[], out: Output): 
 
 type Flag = (name: string) => string | true | undefined;
 type Command = (positional: string[], flag: Flag, out: Output, timings: Timings) => Promise<number>;
+
+/** A whole number option of at least `min`, or undefined when absent. */
+function count(value: string | true | undefined, name: string, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (typeof value !== "string" || !/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min) throw new UsageError(`--${name} needs a whole number of at least ${min}`);
+  return n;
+}
 
 function requireEntry(sm: SessionManager, id: string): void {
   if (!sm.hasEntry(id)) throw new SessionError("unknown-entry", `no entry with id ${id} in ${sm.getSessionFile()}`);
@@ -91,19 +101,16 @@ const COMMANDS: Record<string, Command> = {
   },
 
   async tree([file], flag, out, timings) {
+    if (flag("json") && flag("ndjson")) throw new UsageError("--json and --ndjson are two forms of the same output: pick one");
+    const format = flag("json") ? "json" : flag("ndjson") ? "ndjson" : "text";
+    if (flag("preview") && format === "text") throw new UsageError("--preview adds summaries to --json or --ndjson (the text tree always shows them)");
+    const depth = count(flag("depth"), "depth", 0);
+    const limit = count(flag("limit"), "limit", 1);
     const sm = await SessionManager.open(file!, { readOnly: true });
     timings.mark("open");
-    const roots = sm.getSummaryTree();
-    timings.mark("tree");
-    const path = new Set(sm.getPathIds());
-    if (flag("json")) out.stdout(`${JSON.stringify({ leafId: sm.getLeafId(), name: sm.getSessionName() ?? null, roots, problems: sm.getProblems() })}\n`);
-    else {
-      const name = sm.getSessionName();
-      if (name) out.stdout(`# ${oneLine(name)}\n`);
-      out.stdout(`${renderTree(roots, path, sm.getLeafId(), sm.getLabels())}\n`);
-      for (const p of sm.getProblems()) out.stderr(`warning: ${oneLine(p.message)}\n`);
-    }
+    await writeTree(sm, sm.getSessionFile()!, { format, depth, limit, leafPath: flag("leaf-path") === true, preview: flag("preview") === true }, out);
     timings.mark("render");
+    await sm.close();
     return 0;
   },
 

@@ -101,9 +101,10 @@ describe("the command line never prints a session's control characters raw (issu
   });
 
   it("--json stays exact: the strings come back byte for byte", () => {
-    const tree = JSON.parse(arbor(["tree", file, "--json"]).stdout) as { name: string; roots: { id: string; summary: { preview: string }; children: unknown[] }[] };
+    const tree = JSON.parse(arbor(["tree", file, "--json", "--preview"]).stdout) as { name: string; entries: { id: string; summary: { preview: string } }[] };
     assert.equal(tree.name, name);
-    assert.equal(tree.roots[0]!.summary.preview, `hello${C1_CSI}world FAKE PROMPT$ ${OSC52}`.replace("\r", " "));
+    assert.equal(tree.entries[0]!.summary.preview, `hello${C1_CSI}world FAKE PROMPT$ ${OSC52}`.replace("\r", " "));
+    assert.ok(tree.entries.some((e) => e.id === oddId), "an id from the file comes back exact");
     const context = JSON.parse(arbor(["context", file, "--leaf", "aaaaaaa2"]).stdout) as { messages: { content: unknown }[] };
     assert.equal(context.messages[0]!.content, text);
     const ls = JSON.parse(arbor(["ls", "--dir", join(tmp.dir, "sessions"), "--json"], { XDG_CACHE_HOME: join(tmp.dir, "cache") }).stdout) as { path: string; name?: string }[];

@@ -7,6 +7,8 @@ import * as assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { FIELD_ID, FIELD_PARENT, FIELD_ROLE, FIELD_TIMESTAMP, FIELD_TYPE, fieldEquals, fieldText, LineHead, scanLine, VALUE_MISSING, VALUE_NULL, VALUE_OBJECT, VALUE_OTHER, VALUE_STRING } from "../../src/core/session/json-scan";
+import { summarizeEntry } from "../../src/core/session/summarize";
+import { lightMessageEntry } from "../../src/core/session/summary-scan";
 import { createRng, generateReferenceSession } from "../support/random-session";
 import { loadReference } from "../support/reference";
 import { makeTempDir } from "../support/temp-dir";
@@ -134,5 +136,68 @@ describe("byte-level line scanner", () => {
     }
     // Both sides must be exercised, or the test proves little.
     assert.ok(plain > 3000 && invalidDoubtful > 10_000, `plain ${plain}, invalid ${invalidDoubtful}`);
+  });
+});
+
+describe("light reading of a message line for its summary", () => {
+  /** The summary from the light read equals the one from a full parse (or the light read declines). */
+  function same(line: string): boolean {
+    const { buf, s, e } = bytesOf(line, 3);
+    const light = lightMessageEntry(buf, s, e);
+    if (!light) return false;
+    assert.deepEqual(summarizeEntry(light, 7), summarizeEntry(JSON.parse(line) as Record<string, unknown>, 7), line.slice(0, 200));
+    return true;
+  }
+
+  it("gives every summary field exactly, previews included, on the reference's lines", async () => {
+    const pi = await loadReference();
+    const tmp = makeTempDir();
+    try {
+      let n = 0;
+      for (let seed = 1; seed <= 15; seed++) {
+        const { file } = generateReferenceSession(pi, { seed, entries: 100, persistDir: join(tmp.dir, String(seed)), unknownRoles: true });
+        for (const line of readFileSync(file!, "utf8").split("\n").filter((l) => l.startsWith('{"type":"message"'))) {
+          assert.ok(same(line), `declined: ${line.slice(0, 100)}`);
+          n++;
+        }
+      }
+      assert.ok(n > 800, `${n} lines`);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  it("cuts long texts at a clean point: escapes, surrogate pairs and multi-byte characters around the cut", () => {
+    const rng = createRng(77);
+    const pieces = ["a", " ", "\n", "\t", '"', "\\", "é", "日本", "🌳", "\u0000", "\u2028", "   \n\n  ", "x".repeat(50)];
+    for (let n = 0; n < 400; n++) {
+      let text = "";
+      const target = rng.between(300, 5000);
+      while (text.length < target) text += rng.pick(pieces).replace(/\\u0000/, "\u0000").replace(/\\u2028/, "\u2028");
+      const roll = rng.int(6);
+      const message =
+        roll === 0 ? { role: "user", content: text, timestamp: 1 }
+        : roll === 1 ? { role: "assistant", content: [{ type: "thinking", thinking: text }, { type: "toolCall", id: "c", name: "bash", arguments: { command: text } }], stopReason: rng.pick(["stop", "toolUse", "error", "aborted"]), errorMessage: rng.chance(0.5) ? text : undefined, timestamp: 1 }
+        : roll === 2 ? { role: "assistant", content: [{ type: "text", text: rng.chance(0.5) ? " ".repeat(rng.between(390, 2500)) + text : text }, { type: "toolCall", id: "c", name: "read", arguments: {} }], stopReason: "toolUse", timestamp: 1 }
+        : roll === 3 ? { role: "toolResult", toolCallId: "c", toolName: "bash", content: [{ type: "text", text }, { type: "image", data: "AAAA", mimeType: "image/png" }], isError: rng.chance(0.5), timestamp: 1 }
+        : roll === 4 ? { role: "bashExecution", command: text, output: text, exitCode: rng.pick([0, 1, undefined]), cancelled: rng.chance(0.2), truncated: false, timestamp: 1 }
+        : { role: "custom", customType: "x", content: [{ type: "text", text }], display: true, timestamp: 1 };
+      const line = JSON.stringify({ type: "message", id: "abcd0123", parentId: null, timestamp: "2026-01-01T00:00:00.000Z", message });
+      assert.ok(same(line));
+    }
+  });
+
+  it("declines lines it cannot read plainly, and agrees on odd shapes", () => {
+    for (const line of [
+      '{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":{"odd":1}}}',
+      '{"type":"message","id":"a","message":{"role":"assistant","content":["str",5,null,{"type":"text","text":"x"}],"stopReason":"stop"}}',
+      '{ "type" : "message" , "id" : "a" , "message" : { "content" : [ { "text" : "late" , "type" : "text" } ] , "role" : "user" } , "id" : "b" }',
+      '{"type":"message","id":"a","message":"not an object"}',
+      '{"type":"message","id":"a","message":{"role":"toolResult","toolName":"\\u0062ash","isError":true,"content":[]}}',
+    ]) assert.ok(same(line), line);
+    for (const line of ['{"type":"message","id":"a","message":{"r\\u006fle":"user"}}', '{"type":"message","id":"a","message":{"role":"user"', "[1]"]) {
+      const { buf, s, e } = bytesOf(line);
+      assert.equal(lightMessageEntry(buf, s, e), undefined, line);
+    }
   });
 });

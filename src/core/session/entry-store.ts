@@ -3,6 +3,7 @@ import type { BodyReader } from "./body-reader";
 import { SessionError, type LineProblem } from "./errors";
 import { migrateEntryToV3 } from "./migrate";
 import { summarizeEntry } from "./summarize";
+import { lightMessageEntry } from "./summary-scan";
 import { CHECKOUT_CUSTOM_TYPE, type SessionEntry } from "./types";
 
 /** Parsed lines shorter than this stay in memory; longer ones are read again from the file when needed. */
@@ -355,11 +356,19 @@ export class EntryStore {
    * Bodies read this way are not cached.
    */
   forEachEntry(positions: ArrayLike<number>, visit: (i: number, entry: SessionEntry) => void): void {
+    this.forEachLine(positions, (i, held, buf, at) => visit(i, held ?? this.parseChecked(i, buf!, at)));
+  }
+
+  /**
+   * Visits the entries at `positions`: with the entry when it is held parsed, else with the bytes
+   * of its line (`buf` from `at`), read in large sequential blocks.
+   */
+  private forEachLine(positions: ArrayLike<number>, visit: (i: number, held: SessionEntry | undefined, buf: Buffer | undefined, at: number) => void): void {
     const onDisk: number[] = [];
     for (let k = 0; k < positions.length; k++) {
       const i = positions[k]!;
       const held = this.held.get(i) ?? this.bodyCache.get(i);
-      if (held) visit(i, held);
+      if (held) visit(i, held, undefined, 0);
       else onDisk.push(i);
     }
     if (onDisk.length === 0) return;
@@ -368,7 +377,7 @@ export class EntryStore {
     const reader = this.reader;
     let k = 0;
     while (k < onDisk.length) {
-      // One block covers consecutive lines up to BLOCK bytes (or one longer line).
+      // One block covers consecutive lines up to READ_BLOCK_BYTES (or one longer line).
       const first = onDisk[k]!;
       const start = this.offsets[first]!;
       let end = start + this.lengths[first]!;
@@ -383,16 +392,30 @@ export class EntryStore {
       const buf = reader.read(start, end - start);
       for (; k < last; k++) {
         const i = onDisk[k]!;
-        visit(i, this.parseChecked(i, buf, this.offsets[i]! - start));
+        visit(i, undefined, buf, this.offsets[i]! - start);
       }
     }
+  }
+
+  /** The summary of entry `i` from the bytes of its line (a light read for messages). */
+  private summaryFromLine(i: number, buf: Buffer, at: number): EntrySummary {
+    if (this.types[i] === "message") {
+      const light = lightMessageEntry(buf, at, at + this.lengths[i]!);
+      if (light && light.id === this.ids[i] && light.type === "message") {
+        if (this.migrateOnParse) migrateEntryToV3(light);
+        return summarizeEntry(light, this.lines[i]!);
+      }
+    }
+    return summarizeEntry(this.parseChecked(i, buf, at), this.lines[i]!);
   }
 
   /** The light view of the entry at a position (made from its body on first use). */
   summaryAt(i: number): EntrySummary {
     const kept = this.keptSummaries.get(i) ?? this.summaryCache.get(i);
     if (kept) return kept;
-    return this.cacheSummary(i, summarizeEntry(this.entryAt(i), this.lines[i]!));
+    const held = this.held.get(i) ?? this.bodyCache.get(i);
+    if (held || this.offsets[i]! < 0 || !this.reader) return this.cacheSummary(i, summarizeEntry(held ?? this.entryAt(i), this.lines[i]!));
+    return this.cacheSummary(i, this.summaryFromLine(i, this.reader.read(this.offsets[i]!, this.lengths[i]!), 0));
   }
 
   /** The summary of the entry at `i`, made from its parsed value (which the caller has at hand). */
@@ -427,8 +450,8 @@ export class EntryStore {
         }
       }
     }
-    this.forEachEntry(missing, (i, entry) => {
-      const summary = this.cacheSummary(i, summarizeEntry(entry, this.lines[i]!));
+    this.forEachLine(missing, (i, held, buf, at) => {
+      const summary = this.cacheSummary(i, held ? summarizeEntry(held, this.lines[i]!) : this.summaryFromLine(i, buf!, at));
       for (const k of slot.get(i)!) out[k] = summary;
     });
     return out;

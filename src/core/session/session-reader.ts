@@ -3,6 +3,7 @@ import type { EntrySummary } from "../tree/types";
 import { EntryStore } from "./entry-store";
 import type { LineProblem } from "./errors";
 import { buildEntryTree, buildSummaryTree, type SessionTreeNode, type SummaryTreeNode } from "./session-tree";
+import { SessionTreeIndex } from "./tree-index";
 import type { ModelRef, SessionContext, SessionEntry, SessionHeader } from "./types";
 
 /**
@@ -151,8 +152,27 @@ export abstract class SessionReader {
   getTree(): SessionTreeNode[] {
     return buildEntryTree(this.store);
   }
-  /** The light tree the UI draws. */
+  /**
+   * The light tree the UI draws, every node with its summary (so every entry's body is read:
+   * on a huge session, page through getTreeIndex() instead).
+   */
   getSummaryTree(): SummaryTreeNode[] {
     return buildSummaryTree(this.store);
+  }
+
+  private treeIndex: SessionTreeIndex | undefined;
+  private treeIndexOf: EntryStore | undefined;
+
+  /**
+   * The entry tree as positions, with no object per node, built from the skeleton alone (no
+   * entry body is read): for walking, laying out or paging through trees of any size. Kept until
+   * entries are added.
+   */
+  getTreeIndex(): SessionTreeIndex {
+    if (!this.treeIndex || this.treeIndexOf !== this.store || this.treeIndex.entryCount !== this.store.size) {
+      this.treeIndex = SessionTreeIndex.build(this.store);
+      this.treeIndexOf = this.store;
+    }
+    return this.treeIndex;
   }
 }

@@ -40,7 +40,8 @@ export function buildTreeShape(store: EntryStore, timeOf: (i: number) => number 
   const parentOf = new Int32Array(n);
   const counts = new Int32Array(n + 1);
   let rootCount = 0;
-  for (let i = 0; i < n; i++) nodeOf[i] = store.indexOf(store.idAt(i));
+  const duplicates = store.hasDuplicateIds();
+  for (let i = 0; i < n; i++) nodeOf[i] = duplicates ? store.indexOf(store.idAt(i)) : i;
   for (let i = 0; i < n; i++) {
     const parentId = store.parentIdAt(i);
     const parent = parentId === null || parentId === store.idAt(i) ? -1 : store.parentIndexAt(i);

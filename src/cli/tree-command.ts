@@ -1,0 +1,130 @@
+import type { SessionManager } from "../core/session/session-manager";
+import type { SessionTreeIndex } from "../core/session/tree-index";
+import type { EntrySummary } from "../core/tree/types";
+import { describeEntry } from "./render-tree";
+import { oneLine } from "./terminal-text";
+import { walkTree, type TreeStep, type TreeView } from "./tree-walk";
+
+/** Where a command writes; `drain` resolves when the consumer has taken what was written. */
+export interface StreamOutput {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  drain?(): Promise<void>;
+}
+
+export interface TreeCommandOptions extends TreeView {
+  format: "text" | "json" | "ndjson";
+  /** Stop after this many entries. */
+  limit?: number;
+  /** JSON forms: add each entry's summary (preview and details), which reads every entry's body. */
+  preview?: boolean;
+}
+
+/** Lines are drawn in batches: their summaries are read together, and written as one chunk. */
+const BATCH = 2048;
+/**
+ * Indentation is bounded: a long session nests hundreds of branch levels, and drawing every guide
+ * would make most of each line guides. Past this many levels, the outer ones are shown as a count.
+ */
+const MAX_GUIDE_LEVELS = 16;
+
+/** The guides of an entry, the outer levels folded into a count when there are too many. */
+function boundedIndent(indent: string): string {
+  const levels = indent.length / 3;
+  if (levels <= MAX_GUIDE_LEVELS) return indent;
+  const hidden = levels - MAX_GUIDE_LEVELS + 1;
+  return `‹${hidden}›${" ".repeat(Math.max(1, 3 - String(hidden).length))}${indent.slice(indent.length - 3 * (MAX_GUIDE_LEVELS - 1))}`;
+}
+
+/**
+ * `arbor tree`: the tree drawn as text, or written flat as JSON or NDJSON (one object per entry
+ * with its parent and children ids), streamed in batches. Memory stays bounded by the index: no
+ * object per node, no nesting, and summaries only for the batch being written.
+ */
+export async function writeTree(sm: SessionManager, file: string, opts: TreeCommandOptions, out: StreamOutput): Promise<void> {
+  const tree = sm.getTreeIndex();
+  const leafId = sm.getLeafId();
+  const active = tree.pathMask(leafId);
+  const limit = opts.limit ?? Number.POSITIVE_INFINITY;
+  const json = opts.format !== "text";
+  const steps = walkTree(tree, { depth: opts.depth, leafPath: opts.leafPath, spliceMarkers: !json }, active);
+  const head = {
+    file,
+    sessionId: sm.getSessionId(),
+    leafId,
+    name: sm.getSessionName() ?? null,
+    entryCount: sm.getEntryCount(),
+    problems: sm.getProblems(),
+  };
+  if (opts.format === "json") out.stdout(`${JSON.stringify(head).slice(0, -1)},"entries":[`);
+  else if (opts.format === "ndjson") out.stdout(`${JSON.stringify({ type: "session", ...head })}\n`);
+  else if (head.name) out.stdout(`# ${oneLine(head.name)}\n`);
+  let written = 0;
+  let stopped = false;
+  const batch: TreeStep[] = [];
+  const flush = async () => {
+    if (!batch.length) return;
+    const positions = batch.filter((s) => s.pos >= 0 && (!json || opts.preview)).map((s) => s.pos);
+    const summaries = new Map<number, EntrySummary>();
+    const made = tree.summariesAt(positions);
+    positions.forEach((p, k) => summaries.set(p, made[k]!));
+    const lines: string[] = [];
+    for (const step of batch) {
+      if (json) lines.push(flatEntry(tree, step, active, leafId, summaries.get(step.pos)));
+      else lines.push(textLine(tree, step, active, leafId, summaries.get(step.pos), opts.depth));
+    }
+    const sep = opts.format === "json" ? ",\n" : "\n";
+    const lead = opts.format === "json" ? (written === batch.length ? "\n" : ",\n") : "";
+    out.stdout(lead + lines.join(sep) + (opts.format === "json" ? "" : "\n"));
+    batch.length = 0;
+    await out.drain?.();
+  };
+  for (const step of steps) {
+    if (written >= limit) {
+      stopped = true;
+      break;
+    }
+    // The JSON forms list entries; folds are a drawing device.
+    if (json && step.folded && step.pos < 0) continue;
+    batch.push(step);
+    written++;
+    if (batch.length === BATCH) await flush();
+  }
+  await flush();
+  if (opts.format === "json") out.stdout(`\n]${stopped ? `,"limited":${limit}` : ""}}\n`);
+  else if (opts.format === "text" && stopped) out.stdout(`… stopped after ${limit} entries (--limit)\n`);
+  if (opts.format === "text") for (const p of sm.getProblems()) out.stderr(`warning: ${oneLine(p.message)}\n`);
+}
+
+function textLine(tree: SessionTreeIndex, step: TreeStep, active: Uint8Array, leafId: string | null, summary: EntrySummary | undefined, depth: number | undefined): string {
+  if (step.pos < 0) {
+    const { count, branches } = step.folded!;
+    return `  ${boundedIndent(step.indent)}… ${count} ${count === 1 ? "entry" : "entries"} in ${branches} branches below (--depth ${depth})`;
+  }
+  const id = tree.idAt(step.pos);
+  const mark = active[step.pos] ? "*" : " ";
+  const label = tree.labelAt(step.pos);
+  const badge = label ? ` {${oneLine(label)}}` : "";
+  const leaf = id === leafId ? "  <- leaf" : "";
+  const more = step.folded && step.folded.count > 1 ? `  (+${step.folded.count - 1} more in this branch)` : "";
+  return `${mark} ${boundedIndent(step.indent)}${describeEntry(summary!)}${badge}  [${oneLine(id)}]${leaf}${more}`;
+}
+
+function flatEntry(tree: SessionTreeIndex, step: TreeStep, active: Uint8Array, leafId: string | null, summary: EntrySummary | undefined): string {
+  const pos = step.pos;
+  const id = tree.idAt(pos);
+  const children = Array.from(tree.childrenOf(pos), (c) => tree.idAt(c));
+  const o: Record<string, unknown> = { id, parentId: tree.parentIdAt(pos), children, type: tree.typeAt(pos) };
+  const role = tree.roleAt(pos);
+  if (role !== undefined) o.role = role;
+  o.timestamp = tree.timestampAt(pos);
+  o.line = tree.lineAt(pos);
+  const label = tree.labelAt(pos);
+  if (label !== undefined) o.label = label;
+  if (active[pos]) o.active = true;
+  if (id === leafId) o.leaf = true;
+  // Under --leaf-path, an entry that starts a branch off the path stands for the whole branch.
+  if (step.folded) o.folded = step.folded.count;
+  if (summary) o.summary = summary;
+  return JSON.stringify(o);
+}

@@ -1,0 +1,246 @@
+/**
+ * Reads, from the bytes of one `message` line, just what an entry's summary is made of (the
+ * fields `summarizeEntry` looks at), without parsing the rest: a tool result's 4 KB of output
+ * becomes its first couple of thousand bytes, an assistant's usage and signatures are skipped.
+ * The summary made from this light value equals the one made from the fully parsed entry:
+ * previews read at most PREVIEW_SOURCE characters of any text, and every other field is exact.
+ *
+ * Anything unusual (an escaped key, a line that does not read as expected) answers undefined,
+ * and the caller parses the line in full.
+ */
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * Bytes of a long text that are decoded: at least 400 characters (the preview's source) even
+ * when every character is a six-byte `\uXXXX` escape.
+ */
+const TEXT_BYTES = 2400;
+
+function ws(b: Buffer, p: number, e: number): number {
+  while (p < e) {
+    const c = b[p]!;
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0a) break;
+    p++;
+  }
+  return p;
+}
+
+/**
+ * Where the next quote and backslash are, found with memchr and reused while the reading moves
+ * forward (a line is one buffer of its own, so no search runs past its end).
+ */
+class Marks {
+  private quoteFrom = Infinity;
+  private quoteAt = -1;
+  private slashFrom = Infinity;
+  private slashAt = -1;
+  constructor(private readonly b: Buffer) {}
+
+  quote(q: number): number {
+    if (q < this.quoteFrom || q > this.quoteAt) {
+      this.quoteFrom = q;
+      this.quoteAt = this.b.indexOf(QUOTE, q);
+      if (this.quoteAt < 0) this.quoteAt = this.b.length;
+    }
+    return this.quoteAt;
+  }
+
+  slash(q: number): number {
+    if (q < this.slashFrom || q > this.slashAt) {
+      this.slashFrom = q;
+      this.slashAt = this.b.indexOf(BACKSLASH, q);
+      if (this.slashAt < 0) this.slashAt = this.b.length;
+    }
+    return this.slashAt;
+  }
+}
+
+let marks: Marks = new Marks(Buffer.alloc(0));
+
+/** After the string starting at `p` (its opening quote); sets `escapes` when it holds any. -1 if unterminated. */
+function endOfString(p: number, e: number, state: { escapes: boolean }): number {
+  let q = p + 1;
+  for (;;) {
+    const quote = marks.quote(q);
+    if (quote >= e) return -1;
+    const slash = marks.slash(q);
+    if (slash > quote) return quote + 1;
+    state.escapes = true;
+    q = slash + 2;
+  }
+}
+
+/** After the value starting at `p`, or -1. The line was checked when indexed: this only skips. */
+function endOfValue(b: Buffer, p: number, e: number): number {
+  const c = b[p];
+  const state = { escapes: false };
+  if (c === QUOTE) return endOfString(p, e, state);
+  if (c === 0x7b || c === 0x5b) {
+    let depth = 0;
+    let q = p;
+    while (q < e) {
+      const x = b[q]!;
+      if (x === QUOTE) {
+        q = endOfString(q, e, state);
+        if (q < 0) return -1;
+        continue;
+      }
+      if (x === 0x7b || x === 0x5b) depth++;
+      else if (x === 0x7d || x === 0x5d) {
+        depth--;
+        if (depth === 0) return q + 1;
+      }
+      q++;
+    }
+    return -1;
+  }
+  let q = p;
+  while (q < e) {
+    const x = b[q]!;
+    if (x === 0x2c || x === 0x7d || x === 0x5d || x === 0x20 || x === 0x09 || x === 0x0d || x === 0x0a) break;
+    q++;
+  }
+  return q > p ? q : -1;
+}
+
+/** The exact value in bytes [p, q). */
+function exact(b: Buffer, p: number, q: number): unknown {
+  if (b[p] === QUOTE) {
+    let plain = true;
+    for (let i = p + 1; i < q - 1; i++) {
+      const c = b[i]!;
+      if (c === BACKSLASH || c >= 0x80) {
+        plain = false;
+        break;
+      }
+    }
+    if (plain) return b.toString("latin1", p + 1, q - 1);
+  }
+  return JSON.parse(b.toString("utf8", p, q));
+}
+
+/** A string value cut to its first TEXT_BYTES bytes (at a clean point), or the exact value when short or not a string. */
+function text(b: Buffer, p: number, q: number): unknown {
+  if (b[p] !== QUOTE || q - p <= TEXT_BYTES + 2) return exact(b, p, q);
+  // Walk the escapes up to the cut, so that it never falls inside one.
+  let cut = p + 1;
+  const limit = p + 1 + TEXT_BYTES;
+  while (cut < limit) {
+    const slash = marks.slash(cut);
+    if (slash >= limit) {
+      cut = limit;
+      break;
+    }
+    const step = b[slash + 1] === 0x75 ? 6 : 2;
+    if (slash + step > limit) {
+      cut = slash;
+      break;
+    }
+    cut = slash + step;
+  }
+  return JSON.parse(`"${b.toString("utf8", p + 1, cut)}"`);
+}
+
+/** Visits the members of the object at `p`: `member(keyStart, keyEnd, valueStart, valueEnd)`. Returns false on a surprise. */
+function members(b: Buffer, p: number, e: number, member: (ks: number, ke: number, vs: number, ve: number) => void): boolean {
+  if (b[p] !== 0x7b) return false;
+  p = ws(b, p + 1, e);
+  if (b[p] === 0x7d) return true;
+  const state = { escapes: false };
+  for (;;) {
+    if (b[p] !== QUOTE) return false;
+    state.escapes = false;
+    const keyEnd = endOfString(p, e, state);
+    if (keyEnd < 0 || state.escapes) return false; // an escaped key may spell a field name
+    let v = ws(b, keyEnd, e);
+    if (b[v] !== 0x3a) return false;
+    v = ws(b, v + 1, e);
+    const ve = endOfValue(b, v, e);
+    if (ve < 0) return false;
+    member(p + 1, keyEnd - 1, v, ve);
+    p = ws(b, ve, e);
+    if (b[p] === 0x2c) {
+      p = ws(b, p + 1, e);
+      continue;
+    }
+    return b[p] === 0x7d;
+  }
+}
+
+function keyIs(b: Buffer, s: number, e: number, name: string): boolean {
+  if (e - s !== name.length) return false;
+  for (let i = 0; i < name.length; i++) if (b[s + i] !== name.charCodeAt(i)) return false;
+  return true;
+}
+
+const EXACT_MESSAGE_KEYS = ["role", "stopReason", "toolName", "isError", "exitCode", "cancelled", "customType"];
+const TEXT_MESSAGE_KEYS = ["errorMessage", "command"];
+
+function content(b: Buffer, p: number, q: number): unknown {
+  if (b[p] === QUOTE) return text(b, p, q);
+  if (b[p] === 0x7b) return {};
+  if (b[p] !== 0x5b) return exact(b, p, q);
+  const blocks: unknown[] = [];
+  let i = ws(b, p + 1, q);
+  if (b[i] === 0x5d) return blocks;
+  for (;;) {
+    const end = endOfValue(b, i, q);
+    if (end < 0) return undefined;
+    if (b[i] === 0x7b) {
+      const block: Record<string, unknown> = {};
+      const ok = members(b, i, end, (ks, ke, vs, ve) => {
+        if (keyIs(b, ks, ke, "type") || keyIs(b, ks, ke, "name")) block[b.toString("latin1", ks, ke)] = exact(b, vs, ve);
+        else if (keyIs(b, ks, ke, "text") || keyIs(b, ks, ke, "thinking")) block[b.toString("latin1", ks, ke)] = text(b, vs, ve);
+      });
+      if (!ok) return undefined;
+      blocks.push(block);
+    } else blocks.push(exact(b, i, end));
+    i = ws(b, end, q);
+    if (b[i] === 0x2c) {
+      i = ws(b, i + 1, q);
+      continue;
+    }
+    return b[i] === 0x5d ? blocks : undefined;
+  }
+}
+
+/**
+ * The light value of the `message` line in bytes [s, e) of `b`: its top-level type, id, parentId
+ * and timestamp, and the message fields a summary reads. Undefined when the line is not a plain
+ * object this reader can take (the caller then parses it in full).
+ */
+export function lightMessageEntry(buf: Buffer, s: number, e: number): Record<string, unknown> | undefined {
+  // The line as a buffer of its own: every search stops at its end.
+  const b = buf.subarray(s, e);
+  marks = new Marks(b);
+  s = 0;
+  e = b.length;
+  const entry: Record<string, unknown> = {};
+  let failed = false;
+  const ok = members(b, ws(b, s, e), e, (ks, ke, vs, ve) => {
+    if (keyIs(b, ks, ke, "type") || keyIs(b, ks, ke, "id") || keyIs(b, ks, ke, "parentId") || keyIs(b, ks, ke, "timestamp")) {
+      entry[b.toString("latin1", ks, ke)] = exact(b, vs, ve);
+    } else if (keyIs(b, ks, ke, "message")) {
+      if (b[vs] !== 0x7b) {
+        entry.message = exact(b, vs, ve);
+        return;
+      }
+      const message: Record<string, unknown> = {};
+      const fine = members(b, vs, ve, (mks, mke, mvs, mve) => {
+        const key = b.toString("latin1", mks, mke);
+        if (EXACT_MESSAGE_KEYS.includes(key)) message[key] = exact(b, mvs, mve);
+        else if (TEXT_MESSAGE_KEYS.includes(key)) message[key] = text(b, mvs, mve);
+        else if (key === "content") {
+          const value = content(b, mvs, mve);
+          if (value === undefined) failed = true;
+          message.content = value;
+        }
+      });
+      if (!fine) failed = true;
+      entry.message = message;
+    }
+  });
+  return ok && !failed ? entry : undefined;
+}

@@ -133,6 +133,8 @@ export async function loadArborEngine(): Promise<SessionEngine> {
     },
     async openWritable(file) {
       const sm = await SessionManager.open(file);
+      // The reopen index is saved in the background after an open: not part of what appends cost.
+      await sm.whenIndexSaved();
       return {
         appendMessage: (message) => sm.appendMessage(message),
         flush: () => sm.flush(),

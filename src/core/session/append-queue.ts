@@ -9,6 +9,28 @@ interface QueuedLine {
 }
 
 /**
+ * Where one write landed: the file's size before and after it, and each line written whole, in
+ * order, with its length in bytes (newline excluded) and its entry's id (none for the header).
+ * `after` is -1 when the write was cut short: the owner must read the file to know where it ends.
+ */
+export interface WriteResult {
+  before: number;
+  after: number;
+  /** A newline went first, to end a torn last line. */
+  leadingNewline: boolean;
+  lengths: number[];
+  ids: (string | undefined)[];
+  /** The file written (the one the queue checked before writing). */
+  identity: FileIdentity | undefined;
+}
+
+function resultOf(batch: QueuedLine[], ends: number[], leadBytes: number, whole: number, before: number, after: number, identity: FileIdentity | undefined): WriteResult {
+  const lengths: number[] = [];
+  for (let k = 0; k < whole; k++) lengths.push(ends[k]! - (k === 0 ? leadBytes : ends[k - 1]!) - 1);
+  return { before, after, leadingNewline: leadBytes > 0, lengths, ids: batch.slice(0, whole).map((l) => l.id), identity };
+}
+
+/**
  * Appends whole lines to a session file in order. Lines appended while a write is under way are
  * batched into the next write.
  *
@@ -34,13 +56,15 @@ export class AppendQueue {
   /**
    * @param identity the file as it was read (undefined for a file this queue will create)
    * @param beforeWrite runs before each write (the one-writer check); throwing stops the write
-   * @param afterWrite runs after each write that reached the file, with the number of bytes written
+   * @param knownEnd where the owner knows the file ends with a newline (no need to look), if anywhere
+   * @param afterWrite runs after each write that reached the file, with where it landed (lines written whole only)
    */
   constructor(
     private readonly path: string,
     private needsLeadingNewline: boolean,
     private readonly beforeWrite: () => Promise<void>,
-    private readonly afterWrite: (bytes: number) => Promise<void>,
+    private readonly knownEnd: () => number | undefined,
+    private readonly afterWrite: (result: WriteResult) => Promise<void>,
     private identity?: FileIdentity,
   ) {}
 
@@ -105,7 +129,8 @@ export class AppendQueue {
   /** The append handle, checked to hold the file this queue writes; with the file's size before the write. */
   private async open(): Promise<{ handle: fs.FileHandle; size: number }> {
     await this.checkPath();
-    this.handle ??= await fs.open(this.path, "a");
+    // "a+": appends, and reads the last byte when the file may end with a torn line
+    this.handle ??= await fs.open(this.path, "a+");
     const st = await this.handle.stat();
     if (this.identity && !sameFile(identityOf(st), this.identity)) {
       await this.handle.close().catch(() => undefined);
@@ -128,8 +153,15 @@ export class AppendQueue {
     let bytes: Buffer;
     try {
       await this.checkPath();
-      await this.beforeWrite(); // may find a torn last line: the lead newline is decided after it
+      await this.beforeWrite();
       ({ handle, size: sizeBefore } = await this.open());
+      // A file that ends where the owner last left it ends with a newline; anywhere else, look
+      // (a torn last line gets a newline first, so the new line stays intact).
+      if (!this.needsLeadingNewline && sizeBefore > 0 && sizeBefore !== this.knownEnd()) {
+        const last = Buffer.alloc(1);
+        await handle.read(last, 0, 1, sizeBefore - 1);
+        if (last[0] !== 0x0a) this.needsLeadingNewline = true;
+      }
       const parts = [Buffer.from(this.needsLeadingNewline ? "\n" : "", "utf8"), ...batch.map((l) => Buffer.from(`${l.text}\n`, "utf8"))];
       leadBytes = parts[0]!.length;
       let total = leadBytes;
@@ -145,8 +177,10 @@ export class AppendQueue {
       throw err instanceof Error && err.name === "SessionError" ? err : ioError(err, "append to", this.path);
     }
     for (const line of batch) if (line.id !== undefined) this.failed.delete(line.id);
-    // The lines are in the file: a failure reading them back must never queue them again.
-    await this.afterWrite(bytes.length);
+    // Where the file ends now (-1 if unknown: the owner reads the file instead of trusting the sizes).
+    const sizeAfter = await handle.stat().then((st) => st.size, () => -1);
+    // The lines are in the file: a failure placing or reading them back must never queue them again.
+    await this.afterWrite(resultOf(batch, ends, leadBytes, batch.length, sizeBefore, sizeAfter, this.identity));
   }
 
   /**
@@ -179,7 +213,8 @@ export class AppendQueue {
     this.pending = [...rest, ...this.pending];
     await this.handle?.close().catch(() => undefined);
     this.handle = undefined;
-    if (whole > 0) await this.afterWrite(kept).catch(() => undefined);
+    // The owner reads back what a cut-short write left (the sizes do not add up on purpose).
+    if (whole > 0) await this.afterWrite(resultOf(batch, ends, leadBytes, whole, sizeBefore, -1, this.identity)).catch(() => undefined);
   }
 
   async close(): Promise<void> {

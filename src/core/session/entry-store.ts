@@ -142,7 +142,8 @@ export class EntryStore {
     const i = this.push(id, typeof value.parentId === "string" ? value.parentId : null, type, role, timestamp, line, span ? span.offset : -1, span ? span.length : -1);
     const entry = value as unknown as SessionEntry;
     if (!span || !this.reader || span.length < KEEP_PARSED_BELOW_BYTES) this.held.set(i, entry);
-    if (type !== "message" || this.held.has(i)) this.keptSummaries.set(i, summarizeEntry(value, line));
+    // The few entries that are not messages keep the summary made now; held entries make theirs when asked.
+    else if (type !== "message") this.keptSummaries.set(i, summarizeEntry(value, line));
     if (type === "custom" && value.customType === CHECKOUT_CUSTOM_TYPE) this.flags[i] = FLAG_CHECKOUT;
     this.indexMetadata(type, value);
     return this.register(i, id, line);
@@ -159,7 +160,11 @@ export class EntryStore {
     }
   }
 
-  /** Records where an entry appended in this process landed in the file. */
+  /**
+   * Records where an entry appended in this process landed in the file. Its parsed body is then
+   * let go (it is read back from the file when asked for), so that a long session's memory does
+   * not grow with what it wrote.
+   */
   setLocation(i: number, line: number, span?: LineSpan): void {
     this.lines[i] = line;
     const kept = this.keptSummaries.get(i);
@@ -167,6 +172,7 @@ export class EntryStore {
     if (span) {
       this.offsets[i] = span.offset;
       this.lengths[i] = span.length;
+      if (this.reader && !this.migrateOnParse) this.held.delete(i);
     }
   }
 
@@ -413,8 +419,15 @@ export class EntryStore {
   summaryAt(i: number): EntrySummary {
     const kept = this.keptSummaries.get(i) ?? this.summaryCache.get(i);
     if (kept) return kept;
-    const held = this.held.get(i) ?? this.bodyCache.get(i);
-    if (held || this.offsets[i]! < 0 || !this.reader) return this.cacheSummary(i, summarizeEntry(held ?? this.entryAt(i), this.lines[i]!));
+    const held = this.held.get(i);
+    if (held) {
+      // Kept as one object, so that a line number set once the entry is written shows in it.
+      const summary = summarizeEntry(held, this.lines[i]!);
+      this.keptSummaries.set(i, summary);
+      return summary;
+    }
+    const cached = this.bodyCache.get(i);
+    if (cached || this.offsets[i]! < 0 || !this.reader) return this.cacheSummary(i, summarizeEntry(cached ?? this.entryAt(i), this.lines[i]!));
     return this.cacheSummary(i, this.summaryFromLine(i, this.reader.read(this.offsets[i]!, this.lengths[i]!), 0));
   }
 
@@ -451,7 +464,7 @@ export class EntryStore {
       }
     }
     this.forEachLine(missing, (i, held, buf, at) => {
-      const summary = this.cacheSummary(i, held ? summarizeEntry(held, this.lines[i]!) : this.summaryFromLine(i, buf!, at));
+      const summary = held ? this.summaryAt(i) : this.cacheSummary(i, this.summaryFromLine(i, buf!, at));
       for (const k of slot.get(i)!) out[k] = summary;
     });
     return out;

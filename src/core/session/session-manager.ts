@@ -3,6 +3,7 @@ import { dirname, join, resolve } from "node:path";
 import type { EntrySummary } from "../tree/types";
 import { type Disposable, toDisposable } from "../util/disposable";
 import { Emitter } from "../util/emitter";
+import { BodyReader } from "./body-reader";
 import { EntryStore } from "./entry-store";
 import { SessionError, type LineProblem } from "./errors";
 import { backupPathFor, ioError } from "./file-io";
@@ -14,6 +15,7 @@ import { findMostRecentSession } from "./session-discovery";
 import { SessionReader } from "./session-reader";
 import { ingestGrowth, readFrom } from "./session-growth";
 import { SessionWriter } from "./session-writer";
+import type { WriteResult } from "./append-queue";
 import { sessionDirForCwd, sessionFileName, type SessionLocationOptions } from "./paths";
 import { branchedLines, writeMigratedLines } from "./session-rewrite";
 import { writeJsonLines, writeSessionFile } from "./session-file-write";
@@ -90,6 +92,8 @@ export class SessionManager extends SessionReader implements Disposable {
   /** The file was replaced or deleted while open: no more writes or reads; everything stays in memory. */
   private detached = false;
   private retryTimer: NodeJS.Timeout | undefined;
+  /** The file ends with a newline at `offset` (no torn or unterminated last line after what was read). */
+  private endsClean = true;
   /** The file exists and holds the header (Pi waits for the first assistant message to create it). */
   private onDisk = false;
   /** The header and the entries held back so far are queued for the file. */
@@ -253,6 +257,7 @@ export class SessionManager extends SessionReader implements Disposable {
     this.offset = loaded.offset;
     this.lineCount = loaded.lineCount;
     this.identity = { dev: loaded.dev, ino: loaded.ino };
+    this.endsClean = !(loaded.unterminated && loaded.offset >= loaded.stamp.size);
     this.onDisk = true;
     this.headerQueued = true;
     this.needsMigrationRewrite = loaded.fileVersion < CURRENT_SESSION_VERSION;
@@ -303,7 +308,8 @@ export class SessionManager extends SessionReader implements Disposable {
     if (this.store.roleAt(at) === "assistant") this.hasAssistant = true;
     if (moveLeaf) this.leafId = entry.id;
     this.persistEntry(entry);
-    this.changes.fire({ kind: "entries", entries: [this.store.summaryAt(at)], external: false });
+    // A summary is made only for someone who listens (a headless agent appends without one).
+    if (this.changes.hasListeners) this.changes.fire({ kind: "entries", entries: [this.store.summaryAt(at)], external: false });
     if (entry.type === "label") this.changes.fire({ kind: "labels", labels: [{ targetId: entry.targetId, label: entry.label || undefined }] });
     if (entry.type === "session_info") this.changes.fire({ kind: "name", name: this.store.name });
     if (moveLeaf) this.changes.fire({ kind: "leaf", leafId: this.leafId });
@@ -472,6 +478,7 @@ export class SessionManager extends SessionReader implements Disposable {
     this.leafId = SessionManager.resumeLeaf(store);
     this.offset = 0;
     this.lineCount = 0;
+    this.endsClean = true;
     this.readOnlyReason = undefined;
     this.detached = false;
     this.identity = onDisk ? identityOf(await fs.stat(file)) : undefined;
@@ -488,10 +495,8 @@ export class SessionManager extends SessionReader implements Disposable {
       lock,
       {
         prepare: () => this.rewriteIfOldFormat(),
-        written: async () => {
-          this.onDisk = true;
-          await this.catchUp();
-        },
+        knownEnd: () => (this.onDisk && this.endsClean ? this.offset : undefined),
+        written: (result) => this.placeWritten(result),
       },
       identity,
     );
@@ -525,6 +530,7 @@ export class SessionManager extends SessionReader implements Disposable {
     await this.writer?.expect(this.identity);
     this.offset = written.bytes;
     this.lineCount = written.lines;
+    this.endsClean = true;
   }
 
   private persistEntry(entry: SessionEntry): void {
@@ -627,6 +633,40 @@ export class SessionManager extends SessionReader implements Disposable {
     });
   }
 
+  /**
+   * After a write: when the file grew by exactly the bytes written, right where this session
+   * left it, nobody else wrote in between, and the new lines are placed without reading them back.
+   * Otherwise (another process appended, a torn line was ended first) the file is read from
+   * where the session left it, as the live tail does. Serialized with the tail's reads.
+   */
+  private placeWritten(result: WriteResult): Promise<void> {
+    const ids = result.ids;
+    this.onDisk = true;
+    // The file this session's first write created is the one the live tail must keep seeing.
+    this.identity ??= result.identity;
+    const place = async (): Promise<void> => {
+      let bytes = result.leadingNewline ? 1 : 0;
+      for (const n of result.lengths) bytes += n + 1;
+      if (this.disposed || result.leadingNewline || !this.endsClean || result.before !== this.offset || result.after !== result.before + bytes) return this.readGrowth();
+      // Entries written here are read back from the file when asked for again: it needs a reader.
+      if (!this.store.reader && this.sessionFile) this.store.reader = BodyReader.open(this.sessionFile);
+      let at = result.before;
+      let line = this.lineCount;
+      result.lengths.forEach((length, k) => {
+        line++;
+        const id = ids[k];
+        const i = id ? this.store.indexOf(id) : -1;
+        if (i >= 0 && this.store.lineAt(i) === 0) this.store.setLocation(i, line, { offset: at, length });
+        at += length + 1;
+      });
+      this.offset = at;
+      this.lineCount = line;
+    };
+    const next = this.catchUpChain.then(place);
+    this.catchUpChain = next.catch(() => undefined);
+    return next;
+  }
+
   /** Reads whatever the file gained since the last read. Serialized. */
   catchUp(): Promise<void> {
     const next = this.catchUpChain.then(() => this.readGrowth());
@@ -653,12 +693,19 @@ export class SessionManager extends SessionReader implements Disposable {
       return this.reload();
     }
     this.identity = identityOf(st);
-    const buf = await readFrom(file, this.offset, st.size);
+    let buf = await readFrom(file, this.offset, st.size);
     if (!buf) return;
+    if (!this.endsClean && buf[0] === 0x0a) {
+      // The newline that ends a last line read without one: that line was counted already.
+      this.offset += 1;
+      this.endsClean = true;
+      buf = buf.subarray(1);
+    }
     const nameBefore = this.store.name;
     const growth = ingestGrowth(this.store, buf, this.offset, this.lineCount + 1, this.leafId, this.isReadOnly());
     this.offset += growth.consumedBytes;
     this.lineCount += growth.consumedLines;
+    if (growth.consumedBytes > 0) this.endsClean = true;
     if (growth.sawAssistant) this.hasAssistant = true;
     const { problems } = growth;
     if (problems.length) {

@@ -1,5 +1,4 @@
-import { promises as fs } from "node:fs";
-import { AppendQueue } from "./append-queue";
+import { AppendQueue, type WriteResult } from "./append-queue";
 import type { FileIdentity } from "./file-identity";
 import type { WriterLock } from "./writer-lock";
 
@@ -7,8 +6,10 @@ import type { WriterLock } from "./writer-lock";
 export interface WriterHooks {
   /** Runs before a write, once the lock is confirmed (e.g. rewriting a file in an old format). */
   prepare(): Promise<void>;
-  /** Runs after a write (e.g. reading the new lines back to number them). */
-  written(): Promise<void>;
+  /** Where the file ends with a newline as far as the session knows (it read or wrote up to there), if anywhere. */
+  knownEnd(): number | undefined;
+  /** Runs after a write with where it landed (e.g. placing the new lines in the index). */
+  written(result: WriteResult): Promise<void>;
 }
 
 /**
@@ -33,9 +34,9 @@ export class SessionWriter {
       async () => {
         await lock.verify(file);
         await hooks.prepare();
-        if (!(await endsWithNewline(file))) this.queue.markUnterminated();
       },
-      () => hooks.written(),
+      () => hooks.knownEnd(),
+      (result) => hooks.written(result),
       identity,
     );
   }
@@ -69,25 +70,5 @@ export class SessionWriter {
   async close(): Promise<void> {
     await this.queue.close();
     await this.lock.release();
-  }
-}
-
-/** Whether a file ends with a newline (a missing or empty file counts as ending cleanly). */
-async function endsWithNewline(file: string): Promise<boolean> {
-  let handle: fs.FileHandle;
-  try {
-    handle = await fs.open(file, "r");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return true;
-    throw err;
-  }
-  try {
-    const { size } = await handle.stat();
-    if (size === 0) return true;
-    const one = Buffer.alloc(1);
-    await handle.read(one, 0, 1, size - 1);
-    return one[0] === 0x0a;
-  } finally {
-    await handle.close();
   }
 }

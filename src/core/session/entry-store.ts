@@ -4,6 +4,7 @@ import { SessionError, type LineProblem } from "./errors";
 import { migrateEntryToV3 } from "./migrate";
 import { summarizeEntry } from "./summarize";
 import { lightMessageEntry } from "./summary-scan";
+import { IdIndex } from "./id-index";
 import { CHECKOUT_CUSTOM_TYPE, type SessionEntry } from "./types";
 
 /** Parsed lines shorter than this stay in memory; longer ones are read again from the file when needed. */
@@ -55,7 +56,7 @@ export class EntryStore {
   private offsets: Float64Array = new Float64Array(16);
   private lengths: Float64Array = new Float64Array(16);
   private flags: Uint8Array = new Uint8Array(16);
-  private readonly byId = new Map<string, number>();
+  private byId = new IdIndex();
   /** Entries held parsed, by position. */
   private readonly held = new Map<number, SessionEntry>();
   /** Summaries kept for good: held entries and every entry that is not a message (few, and small). */
@@ -105,9 +106,7 @@ export class EntryStore {
   }
 
   private register(i: number, id: string, line: number): number | LineProblem {
-    const before = this.byId.size;
-    this.byId.set(id, i);
-    if (this.byId.size !== before) return i;
+    if (this.byId.set(id, i)) return i;
     // The id now names another entry: a cached path through it, and parent links to it, may no longer hold.
     this.duplicates++;
     this.forgetPath();

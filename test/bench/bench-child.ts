@@ -14,7 +14,9 @@ import type {
   FloorResult,
   ListResult,
   OpenResult,
+  PrimeResult,
 } from "./bench-protocol";
+import { listSameFieldsTheReferenceWay } from "./list-same-fields";
 import { assistantMessage, MODELS, toolCall, toolResult, userMessage } from "./content-messages";
 import { EngineUnavailable, loadEngine } from "./implementations";
 import { digestOf, snapshotMemory, timed, timedSync } from "./measure";
@@ -43,7 +45,7 @@ async function measureFloor(file: string): Promise<FloorResult> {
 async function measureOpen(task: Extract<ChildTask, { kind: "open" }>): Promise<OpenResult> {
   const engine = await loadEngine(task.impl);
   const baseline = snapshotMemory();
-  const { value: session, ms: openMs } = await timed(() => engine.openWithTree(task.file));
+  const { value: session, ms: openMs } = await timed(() => engine.openWithTree(task.file, task.indexDir));
   keepAlive.push(session);
   const afterOpen = snapshotMemory();
 
@@ -64,9 +66,12 @@ async function measureOpen(task: Extract<ChildTask, { kind: "open" }>): Promise<
   }
 
   const ids = session.treeIdsInPreorder();
+  const allSummariesMs = session.allSummaries ? timedSync(() => session.allSummaries!()).ms : undefined;
   const result: OpenResult = {
     kind: "open",
     openMs,
+    indexUse: session.indexUse,
+    allSummariesMs,
     treeNodes: ids.length,
     treeRoots: session.treeRootCount(),
     treeDigest: digestOf(ids.join(",")),
@@ -140,12 +145,27 @@ async function measureList(task: Extract<ChildTask, { kind: "list" }>): Promise<
   return { kind: "list", ms, sessions: value.length, digest: digestOf(value), sample: value.slice(0, 3) };
 }
 
+/** Opens once, untimed, so that the next open finds the reopen index. */
+async function prime(task: Extract<ChildTask, { kind: "prime" }>): Promise<PrimeResult> {
+  const engine = await loadEngine("ours");
+  const session = await engine.openWithTree(task.file, task.indexDir);
+  await session.close();
+  return { kind: "prime", indexUse: session.indexUse ?? "?" };
+}
+
+async function measureListSameFields(task: Extract<ChildTask, { kind: "list-same-fields" }>): Promise<ListResult> {
+  const { value, ms } = await timed(() => listSameFieldsTheReferenceWay(task.dir));
+  return { kind: "list-same-fields", ms, sessions: value.length, digest: digestOf(value), sample: value.slice(0, 3) };
+}
+
 function run(task: ChildTask): Promise<ChildResult> {
   switch (task.kind) {
     case "floor": return measureFloor(task.file);
     case "open": return measureOpen(task);
+    case "prime": return prime(task);
     case "append": return measureAppend(task);
     case "list": return measureList(task);
+    case "list-same-fields": return measureListSameFields(task);
   }
 }
 

@@ -4,11 +4,23 @@
  * belongs to that one implementation alone.
  */
 
-export type Implementation = "ours" | "ref";
+/**
+ * "ref-streamed": the reference's own tree and context code fed by a bench line reader, for files
+ * the reference cannot read itself (checks results only; never timed against Arbor).
+ */
+export type Implementation = "ours" | "ref" | "ref-streamed";
 
 export type ChildTask =
   | { kind: "floor"; file: string }
-  | { kind: "open"; impl: Implementation; file: string; targets: string[] }
+  /**
+   * Open + the tree the UI needs, then contexts. Ours: with its reopen index in `indexDir` (empty
+   * for a first open; prepared by a `prime` task for a reopen).
+   */
+  | { kind: "open"; impl: Implementation; file: string; targets: string[]; indexDir?: string }
+  /** Ours: one untimed open that leaves the reopen index in `indexDir`. */
+  | { kind: "prime"; file: string; indexDir: string }
+  /** The reference's way to list, for the fields Arbor lists only (no joined text of every message). */
+  | { kind: "list-same-fields"; dir: string }
   | { kind: "append"; impl: Implementation; file: string; count: number; seed: number }
   /** One listing in a fresh process; `home` becomes HOME, the agent dir and the cache dir's parent (an index lives somewhere under it or in `dir`). */
   | { kind: "list"; impl: Implementation; dir: string; cwd: string; home: string };
@@ -42,8 +54,15 @@ export interface CheckoutMeasurement {
 
 export interface OpenResult {
   kind: "open";
-  /** open + the tree the UI draws (ref: getTree(); ours: getSummaryTree()). */
+  /**
+   * Open until the tree is ready to draw: ref, open + getTree(); ours, open + the tree index +
+   * the summaries of the first screen (the rows around the leaf).
+   */
   openMs: number;
+  /** Ours: how the reopen index was used (none, unchanged, ...). */
+  indexUse?: string;
+  /** Ours: every entry's summary after that (what a view that holds every row needs), ms. */
+  allSummariesMs?: number;
   treeNodes: number;
   treeRoots: number;
   /** Hash of the ids in tree pre-order (children in the order the implementation gives). */
@@ -71,7 +90,7 @@ export interface AppendResult {
 }
 
 export interface ListResult {
-  kind: "list";
+  kind: "list" | "list-same-fields";
   ms: number;
   sessions: number;
   /** Hash of the normalized listing (path, id, name, messageCount, firstMessage, modified), newest first. */
@@ -89,7 +108,12 @@ export interface NormalizedSessionInfo {
   modified: number;
 }
 
-export type ChildResult = FloorResult | OpenResult | AppendResult | ListResult;
+export interface PrimeResult {
+  kind: "prime";
+  indexUse: string;
+}
+
+export type ChildResult = FloorResult | OpenResult | AppendResult | ListResult | PrimeResult;
 
 /** What a child sends back: a result, or why it could not measure (e.g. ours is not implemented yet). */
 export type ChildReply = { ok: true; result: ChildResult } | { ok: false; error: string; unavailable: boolean };

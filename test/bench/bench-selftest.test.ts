@@ -90,25 +90,45 @@ describe("bench: helpers", () => {
 
   it("parses sizes and rejects bad arguments with the usage", () => {
     assert.deepEqual(parseBenchArgs(["--size", "10000,100_000"]).sizes, [10_000, 100_000]);
-    assert.deepEqual(parseBenchArgs([]).sizes, [10_000, 100_000]);
+    assert.deepEqual(parseBenchArgs([]).sizes, [10_000, 100_000, 1_000_000]);
     assert.throws(() => parseBenchArgs(["--size", "ten"]), /--size must be an integer.*\n.*usage/s);
     assert.throws(() => parseBenchArgs(["--runs"]), /--runs needs a value/);
     assert.throws(() => parseBenchArgs(["--fast"]), /unknown argument "--fast"/);
   });
 
-  function session(entries: number, ours: Partial<EngineSessionResult>, ref: Partial<EngineSessionResult>): SessionBenchResult {
-    return { entries, ours, ref } as SessionBenchResult;
+  function session(entries: number, ours: Partial<EngineSessionResult>, ref: Partial<EngineSessionResult>, oursReopen: Partial<EngineSessionResult> = {}): SessionBenchResult {
+    return { entries, ours, ref, oursReopen, agreement: { compared: 1, against: "reference", mismatches: [] } } as unknown as SessionBenchResult;
   }
 
   it("judges the targets on the 100,000-entry session, and N/A when a side is missing", () => {
     const verdicts = judgeTargets([
-      session(10_000, { openMs: 900, maxRssMb: 900, checkoutMs: 900 }, { openMs: 1, maxRssMb: 1, checkoutMs: 1 }),
-      session(100_000, { openMs: 50, maxRssMb: 60, checkoutMs: NaN }, { openMs: 100, maxRssMb: 100, checkoutMs: 10 }),
+      session(10_000, { openMs: 900, maxRssMb: 900, checkoutMs: 900, appendMs: 900 }, { openMs: 1, maxRssMb: 1, checkoutMs: 1, appendMs: 1 }, { openMs: 900 }),
+      session(100_000, { openMs: 20, maxRssMb: 60, checkoutMs: NaN, appendMs: 5 }, { openMs: 100, maxRssMb: 100, checkoutMs: 10, appendMs: 10 }, { openMs: 4 }),
     ], undefined);
     assert.deepEqual(verdicts.map((v) => [v.target, v.entries, v.status]), [
       ["open", 100_000, "PASS"],
+      ["reopen", 100_000, "PASS"],
       ["memory", 100_000, "MISS"],
       ["checkoutContext", 100_000, "N/A"],
+      ["append", 100_000, "PASS"],
     ]);
+  });
+
+  it("judges the largest case by its absolute limits and by growth from 100,000 entries", () => {
+    const cli = (entries: number, wallMs: number, maxRssMb: number) => ({
+      entries, bytes: 0, mismatches: [], checkedAgainst: "the reference", ref: { label: "ref", available: true, wallMs: 1000, maxRssMb: 1000, runsMs: [] },
+      ours: ["arbor context", "arbor tree --json"].flatMap((c) => ["first, index built", "again, index reused"].map((p) => ({ label: `${c} (${p})`, available: true, wallMs, maxRssMb, runsMs: [] }))),
+    });
+    const verdicts = judgeTargets([
+      session(100_000, { openMs: 100, maxRssMb: 100 }, { openMs: 1000, maxRssMb: 1000 }, { openMs: 10, maxRssMb: 50 }),
+      session(1_000_000, { openMs: 1100, maxRssMb: 500 }, {}, { openMs: 90, maxRssMb: 400 }),
+    ], undefined, [cli(100_000, 200, 50), cli(1_000_000, 3500, 300)]);
+    const pick = (target: string, what: string) => verdicts.find((v) => v.target === target && v.what.startsWith(what))?.status;
+    assert.equal(pick("large-cli-time", "arbor context (first"), "MISS");
+    assert.equal(pick("large-cli-memory", "arbor context (first"), "PASS");
+    assert.equal(pick("growth", "open, first: time"), "MISS");
+    assert.equal(pick("growth", "open, first: peak RSS"), "PASS");
+    assert.equal(pick("growth", "reopen: peak RSS"), "PASS");
+    assert.equal(pick("growth", "arbor context (first, index built): time"), "MISS");
   });
 });

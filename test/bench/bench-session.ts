@@ -1,7 +1,11 @@
 /**
- * The per-session measurements: the parse floor, open + tree, context resolution, checkouts and
- * appends, for both engines, each run in its own process, aggregated as medians.
+ * The per-session measurements: the parse floor, open until the tree is ready (ours first and
+ * again through the reopen index), context resolution, checkouts and appends, for both engines,
+ * each run in its own process, aggregated as medians. Every run's results are compared with the
+ * reference's; a difference is recorded and fails the bench.
  */
+import * as fs from "node:fs";
+import * as path from "node:path";
 import type { AppendResult, FloorResult, Implementation, OpenResult } from "./bench-protocol";
 import { MeasurementFailed, runChild } from "./child-runner";
 import type { SessionMeta } from "./generate";
@@ -19,6 +23,8 @@ export interface EngineSessionResult {
   baselineRssMb: number;
   heapAfterOpenMb: number;
   externalAfterOpenMb: number;
+  /** Ours: every entry's summary, after the tree was ready. */
+  allSummariesMs: number;
   leafContextMs: number;
   leafContextRepeatMs: number;
   /** Median over runs of the median over checkout targets (branch + buildSessionContext, first visit). */
@@ -27,6 +33,8 @@ export interface EngineSessionResult {
   checkoutRepeatMs: number;
   appendMs: number;
   appendRunsMs: number[];
+  /** Ours: how the reopen index was used in the last run. */
+  indexUse?: string;
   /** From the last open run, to compare the engines. */
   last?: OpenResult;
   append?: AppendResult;
@@ -37,17 +45,20 @@ export interface SessionBenchResult {
   bytes: number;
   file: string;
   targets: number;
-  floor: { readParseMs: number; runsMs: number[]; maxRssMb: number; heapMb: number };
+  floor: { readParseMs: number; runsMs: number[]; maxRssMb: number; heapMb: number } | undefined;
   ref: EngineSessionResult;
+  /** First open: no reopen index yet (an empty cache). */
   ours: EngineSessionResult;
-  agreement: Agreement | undefined;
+  /** Reopen of the unchanged file: its index was saved by an earlier open. */
+  oursReopen: EngineSessionResult;
+  agreement: Agreement;
 }
 
 export interface Agreement {
-  tree: boolean;
-  leafContext: boolean;
-  checkoutContexts: { same: number; total: number };
-  notes: string[];
+  /** Runs of ours compared with the reference (or, where the reference cannot open the file, with each other). */
+  compared: number;
+  against: "reference" | typeof STREAMED_LABEL | "ours (the reference cannot open this file)" | "nothing";
+  mismatches: string[];
 }
 
 export interface SessionBenchOptions {
@@ -55,13 +66,20 @@ export interface SessionBenchOptions {
   appendRuns: number;
   appendCount: number;
   seed: number;
+  /** A folder for reopen indexes (emptied here). */
+  indexRoot: string;
+  /** A file the reference cannot read into one string: no floor, no appends, one attempt by the reference. */
+  large: boolean;
   log: (line: string) => void;
 }
+
+/** Where the reference cannot read the file, its own tree and context code check the results (ref-streamed.ts). */
+export const STREAMED_LABEL = "the reference's tree and context code, fed by a bench line reader (it cannot read this file itself)";
 
 function emptyEngineResult(error?: string): EngineSessionResult {
   return {
     available: error === undefined, error, openMs: NaN, openRunsMs: [], maxRssMb: NaN, baselineRssMb: NaN, heapAfterOpenMb: NaN,
-    externalAfterOpenMb: NaN, leafContextMs: NaN, leafContextRepeatMs: NaN, checkoutMs: NaN, checkoutMaxMs: NaN,
+    externalAfterOpenMb: NaN, allSummariesMs: NaN, leafContextMs: NaN, leafContextRepeatMs: NaN, checkoutMs: NaN, checkoutMaxMs: NaN,
     checkoutRepeatMs: NaN, appendMs: NaN, appendRunsMs: [],
   };
 }
@@ -69,6 +87,7 @@ function emptyEngineResult(error?: string): EngineSessionResult {
 /** The runs of one engine so far, or why it stopped. */
 interface EngineRuns {
   impl: Implementation;
+  label: string;
   opens: OpenResult[];
   appends: AppendResult[];
   error?: MeasurementFailed;
@@ -82,7 +101,7 @@ async function attempt(runs: EngineRuns, work: () => Promise<void>, log: (line: 
   } catch (error) {
     if (!(error instanceof MeasurementFailed)) throw error;
     runs.error = error;
-    log(`  ${runs.impl}: ${error.unavailable ? "unavailable" : "FAILED"}: ${error.message.split("\n")[0]}`);
+    log(`  ${runs.label}: ${error.unavailable ? "unavailable" : "FAILED"}: ${error.message.split("\n")[0]}`);
   }
 }
 
@@ -94,8 +113,7 @@ function toEngineResult(runs: EngineRuns): EngineSessionResult {
 
 function aggregate(opens: OpenResult[], appends: AppendResult[]): EngineSessionResult {
   const perRun = (pick: (o: OpenResult) => number) => median(opens.map(pick));
-  const targetMedian = (pick: (c: OpenResult["checkouts"][number]) => number) =>
-    perRun((o) => median(o.checkouts.map(pick)));
+  const targetMedian = (pick: (c: OpenResult["checkouts"][number]) => number) => perRun((o) => median(o.checkouts.map(pick)));
   return {
     available: true,
     openMs: perRun((o) => o.openMs),
@@ -104,6 +122,7 @@ function aggregate(opens: OpenResult[], appends: AppendResult[]): EngineSessionR
     baselineRssMb: perRun((o) => o.baseline.maxRssMb),
     heapAfterOpenMb: perRun((o) => o.afterOpen.heapMb),
     externalAfterOpenMb: perRun((o) => o.afterOpen.externalMb),
+    allSummariesMs: perRun((o) => o.allSummariesMs ?? NaN),
     leafContextMs: perRun((o) => o.leafContextMs),
     leafContextRepeatMs: perRun((o) => o.leafContextRepeatMs),
     checkoutMs: targetMedian((c) => c.ms),
@@ -111,84 +130,115 @@ function aggregate(opens: OpenResult[], appends: AppendResult[]): EngineSessionR
     checkoutRepeatMs: targetMedian((c) => c.repeatMs),
     appendMs: median(appends.map((a) => a.appendMs)),
     appendRunsMs: appends.map((a) => a.appendMs),
+    indexUse: opens[opens.length - 1]!.indexUse,
     last: opens[opens.length - 1],
     append: appends[appends.length - 1],
   };
 }
 
-/** Whether both engines saw the same tree and resolved the same contexts (a sanity check on what is timed). */
-function compare(ref: OpenResult, ours: OpenResult): Agreement {
-  const notes: string[] = [];
-  const tree = ref.treeDigest === ours.treeDigest && ref.treeRoots === ours.treeRoots;
-  if (!tree) {
-    notes.push(`tree differs: ref ${ref.treeNodes} nodes / ${ref.treeRoots} roots, ours ${ours.treeNodes} / ${ours.treeRoots}`);
+/** What one run resolved, against what the reference resolved: every difference, named. */
+function differences(expected: OpenResult, actual: OpenResult, label: string): string[] {
+  const out: string[] = [];
+  if (expected.treeDigest !== actual.treeDigest || expected.treeRoots !== actual.treeRoots) {
+    out.push(`${label}: tree differs (${expected.treeNodes} nodes / ${expected.treeRoots} roots expected, ${actual.treeNodes} / ${actual.treeRoots})`);
   }
-  const leafContext = ref.leafDigest === ours.leafDigest && ref.leafId === ours.leafId;
-  if (!leafContext) {
-    notes.push(`leaf context differs: ref leaf ${ref.leafId} ${ref.leafMessages} messages, ours leaf ${ours.leafId} ${ours.leafMessages}`);
+  if (expected.leafDigest !== actual.leafDigest || expected.leafId !== actual.leafId) {
+    out.push(`${label}: leaf context differs (leaf ${expected.leafId}, ${expected.leafMessages} messages expected; leaf ${actual.leafId}, ${actual.leafMessages})`);
   }
-  let same = 0;
-  ref.checkouts.forEach((c, i) => {
-    const o = ours.checkouts[i];
-    if (o && o.digest === c.digest) {
-      same++;
-    } else {
-      notes.push(`context after checkout of ${c.id} differs: ref ${c.messages} messages, ours ${o?.messages ?? "none"}`);
-    }
+  expected.checkouts.forEach((c, i) => {
+    const o = actual.checkouts[i];
+    if (!o || o.digest !== c.digest) out.push(`${label}: context after checkout of ${c.id} differs (${c.messages} messages expected, ${o?.messages ?? "none"})`);
   });
-  return { tree, leafContext, checkoutContexts: { same, total: ref.checkouts.length }, notes };
+  return out;
 }
 
 /**
- * Runs the floor and both engines in alternation (floor, ref, ours; then floor, ours, ref; ...)
- * so that load from other processes on a shared machine falls on both engines alike.
+ * Runs the floor and the engines in alternation (floor, ref, ours, ours again; then the other
+ * way round, ...) so that load from other processes on a shared machine falls on all alike.
  */
 export async function benchSession(file: string, meta: SessionMeta, opts: SessionBenchOptions): Promise<SessionBenchResult> {
   opts.log(`${meta.entries.toLocaleString("en-US")} entries (${(meta.bytes / 1e6).toFixed(1)} MB, ${meta.targets.length} checkout targets)`);
   const targets = meta.targets.map((t) => t.id);
   const floors: FloorResult[] = [];
-  const ref: EngineRuns = { impl: "ref", opens: [], appends: [] };
-  const ours: EngineRuns = { impl: "ours", opens: [], appends: [] };
+  const ref: EngineRuns = { impl: "ref", label: "ref", opens: [], appends: [] };
+  const ours: EngineRuns = { impl: "ours", label: "ours", opens: [], appends: [] };
+  const reopen: EngineRuns = { impl: "ours", label: "ours reopen", opens: [], appends: [] };
+  fs.rmSync(opts.indexRoot, { recursive: true, force: true });
+  const warmIndex = path.join(opts.indexRoot, "warm");
+  await attempt(reopen, async () => {
+    const primed = await runChild({ kind: "prime", file, indexDir: warmIndex });
+    opts.log(`  ours: reopen index prepared (${primed.indexUse})`);
+  }, opts.log);
   for (let run = 0; run < opts.openRuns; run++) {
-    const floor = await runChild({ kind: "floor", file });
-    floors.push(floor);
-    opts.log(`  floor #${run + 1}: ${floor.readParseMs.toFixed(0)} ms, RSS ${floor.afterParse.maxRssMb.toFixed(0)} MB`);
-    for (const engine of run % 2 === 0 ? [ref, ours] : [ours, ref]) {
+    if (!opts.large) {
+      const floor = await runChild({ kind: "floor", file });
+      floors.push(floor);
+      opts.log(`  floor #${run + 1}: ${floor.readParseMs.toFixed(0)} ms, RSS ${floor.afterParse.maxRssMb.toFixed(0)} MB`);
+    }
+    const order: [EngineRuns, string | undefined][] = [[ref, undefined], [ours, path.join(opts.indexRoot, `first-${run}`)], [reopen, warmIndex]];
+    if (run % 2 === 1) order.reverse();
+    for (const [engine, indexDir] of order) {
+      // The reference reads the whole file into one string: past V8's limit it fails; one attempt says so.
+      if (engine === ref && opts.large && run > 0) continue;
       await attempt(engine, async () => {
-        const result = await runChild({ kind: "open", impl: engine.impl, file, targets });
+        const result = await runChild({ kind: "open", impl: engine.impl, file, targets, indexDir });
         engine.opens.push(result);
-        opts.log(`  ${engine.impl} open #${run + 1}: ${result.openMs.toFixed(0)} ms, RSS ${result.afterOpen.maxRssMb.toFixed(0)} MB, ` +
-          `checkout+context ${median(result.checkouts.map((c) => c.ms)).toFixed(1)} ms`);
+        opts.log(`  ${engine.label} open #${run + 1}: ${result.openMs.toFixed(0)} ms, RSS ${result.afterOpen.maxRssMb.toFixed(0)} MB, ` +
+          `checkout+context ${median(result.checkouts.map((c) => c.ms)).toFixed(1)} ms${result.indexUse ? ` (index ${result.indexUse})` : ""}`);
       }, opts.log);
     }
   }
-  for (let run = 0; run < opts.appendRuns; run++) {
-    for (const engine of run % 2 === 0 ? [ref, ours] : [ours, ref]) {
-      await attempt(engine, async () => {
-        const result = await runChild({ kind: "append", impl: engine.impl, file, count: opts.appendCount, seed: opts.seed + run });
-        if (result.linesAdded !== result.count) {
-          throw new MeasurementFailed(`appended ${result.count} messages but the file grew by ${result.linesAdded} lines`, false);
-        }
-        engine.appends.push(result);
-        opts.log(`  ${engine.impl} append #${run + 1}: ${result.appendMs.toFixed(1)} ms`);
-      }, opts.log);
+  if (!opts.large) {
+    for (let run = 0; run < opts.appendRuns; run++) {
+      for (const engine of run % 2 === 0 ? [ref, ours] : [ours, ref]) {
+        await attempt(engine, async () => {
+          const result = await runChild({ kind: "append", impl: engine.impl, file, count: opts.appendCount, seed: opts.seed + run });
+          if (result.linesAdded !== result.count) {
+            throw new MeasurementFailed(`appended ${result.count} messages but the file grew by ${result.linesAdded} lines`, false);
+          }
+          engine.appends.push(result);
+          opts.log(`  ${engine.label} append #${run + 1}: ${result.appendMs.toFixed(1)} ms`);
+        }, opts.log);
+      }
     }
   }
-  const refResult = toEngineResult(ref);
-  const oursResult = toEngineResult(ours);
+  // Every run of ours against the reference's first run (and the reference's runs against each other).
+  let streamed: OpenResult | undefined;
+  if (!ref.opens[0] && opts.large) {
+    try {
+      streamed = await runChild({ kind: "open", impl: "ref-streamed", file, targets });
+      opts.log(`  reference semantics through a bench line reader: leaf ${streamed.leafId}, ${streamed.treeNodes} tree nodes (untimed, to check results)`);
+    } catch (error) {
+      opts.log(`  reference semantics through a bench line reader: failed: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
+    }
+  }
+  const expected = ref.opens[0] ?? streamed ?? ours.opens[0];
+  const mismatches: string[] = [];
+  if (expected) {
+    ref.opens.slice(1).forEach((o, i) => mismatches.push(...differences(expected, o, `ref run ${i + 2}`)));
+    ours.opens.forEach((o, i) => mismatches.push(...differences(expected, o, `ours run ${i + 1}`)));
+    reopen.opens.forEach((o, i) => mismatches.push(...differences(expected, o, `ours reopen run ${i + 1}`)));
+    for (const [label, runs] of [["ours", ours], ["ours reopen", reopen]] as const) {
+      if (runs.error && !runs.error.unavailable) mismatches.push(`${label} failed: ${runs.error.message.split("\n")[0]}`);
+    }
+  }
+  const compared = ours.opens.length + reopen.opens.length;
   return {
     entries: meta.entries,
     bytes: meta.bytes,
     file,
     targets: meta.targets.length,
-    floor: {
-      readParseMs: median(floors.map((f) => f.readParseMs)),
-      runsMs: floors.map((f) => f.readParseMs),
-      maxRssMb: median(floors.map((f) => f.afterParse.maxRssMb)),
-      heapMb: median(floors.map((f) => f.afterParse.heapMb)),
-    },
-    ref: refResult,
-    ours: oursResult,
-    agreement: refResult.last && oursResult.last ? compare(refResult.last, oursResult.last) : undefined,
+    floor: floors.length
+      ? {
+          readParseMs: median(floors.map((f) => f.readParseMs)),
+          runsMs: floors.map((f) => f.readParseMs),
+          maxRssMb: median(floors.map((f) => f.afterParse.maxRssMb)),
+          heapMb: median(floors.map((f) => f.afterParse.heapMb)),
+        }
+      : undefined,
+    ref: toEngineResult(ref),
+    ours: toEngineResult(ours),
+    oursReopen: toEngineResult(reopen),
+    agreement: { compared, against: !expected ? "nothing" : ref.opens[0] ? "reference" : streamed ? STREAMED_LABEL : "ours (the reference cannot open this file)", mismatches },
   };
 }

@@ -28,7 +28,8 @@ export function runChild<K extends ChildResult["kind"]>(
 ): Promise<Extract<ChildResult, { kind: K }>> {
   return new Promise((resolve, reject) => {
     const child = fork(path.join(__dirname, "bench-child.js"), [JSON.stringify(task)], {
-      execArgv: ["--expose-gc"],
+      // The streamed reference holds every entry of a file over 1 GB as objects: give it room.
+      execArgv: ["--expose-gc", ...("impl" in task && task.impl === "ref-streamed" ? ["--max-old-space-size=16384"] : [])],
       stdio: ["ignore", "inherit", "inherit", "ipc"],
       env,
     });

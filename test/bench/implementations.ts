@@ -6,9 +6,14 @@ import type { SessionManager as ArborSessionManager } from "../../src/core/sessi
 import type { SessionContext, StoredMessage } from "../../src/core/session/types";
 import type { Implementation, NormalizedSessionInfo } from "./bench-protocol";
 import { loadReferenceSessionManager, RefSessionManager } from "./reference";
+import { openReferenceStreamed } from "./ref-streamed";
 
 /** A session opened for reading with its tree built. */
 export interface OpenedSession {
+  /** Ours: how the reopen index was used. */
+  indexUse?: string;
+  /** Ours: makes every entry's summary (timed by the caller). */
+  allSummaries?(): void;
   getLeafId(): string | null;
   branch(id: string): void;
   buildSessionContext(): SessionContext;
@@ -27,11 +32,17 @@ export interface WritableSession {
 
 export interface SessionEngine {
   readonly name: Implementation;
-  /** Opens `file` and builds the tree the UI needs (ref: getTree(); ours: open read-only + getSummaryTree()). */
-  openWithTree(file: string): Promise<OpenedSession>;
+  /**
+   * Opens `file` and builds the tree the UI needs to draw: ref, getTree() (it has no other way);
+   * ours, open read-only + the tree index + the summaries of the first screen around the leaf.
+   */
+  openWithTree(file: string, indexDir?: string): Promise<OpenedSession>;
   openWritable(file: string): Promise<WritableSession>;
   list(cwd: string, dir: string): Promise<NormalizedSessionInfo[]>;
 }
+
+/** Rows of the first screen of the tree (summaries made before the tree counts as ready). */
+export const FIRST_SCREEN_ROWS = 100;
 
 /** Thrown when an engine (or one of its features) is not there yet: reported, not fatal. */
 export class EngineUnavailable extends Error {}
@@ -64,12 +75,12 @@ function normalizeInfo(info: Record<string, unknown>): NormalizedSessionInfo {
   };
 }
 
-export async function loadReferenceEngine(): Promise<SessionEngine> {
+export async function loadReferenceEngine(streamed = false): Promise<SessionEngine> {
   const SessionManager = await loadReferenceSessionManager();
   return {
-    name: "ref",
+    name: streamed ? "ref-streamed" : "ref",
     async openWithTree(file) {
-      const sm: RefSessionManager = SessionManager.open(file);
+      const sm: RefSessionManager = streamed ? await openReferenceStreamed(file) : SessionManager.open(file);
       const tree = sm.getTree();
       return {
         getLeafId: () => sm.getLeafId(),
@@ -119,16 +130,27 @@ export async function loadArborEngine(): Promise<SessionEngine> {
   };
   return {
     name: "ours",
-    async openWithTree(file) {
-      const sm = await SessionManager.open(file, { readOnly: true });
-      const tree = sm.getSummaryTree();
+    async openWithTree(file, indexDir) {
+      const sm = await SessionManager.open(file, { readOnly: true, index: indexDir === undefined ? false : { dir: indexDir } });
+      const tree = sm.getTreeIndex();
+      const order = tree.preorder();
+      // The first screen: the rows around the leaf, as a view that opens at the leaf draws them.
+      const leaf = sm.getLeafId();
+      const leafPos = leaf === null ? -1 : tree.positionOf(leaf);
+      const at = Math.max(0, order.indexOf(leafPos) - FIRST_SCREEN_ROWS / 2);
+      tree.summariesAt(order.subarray(at, at + FIRST_SCREEN_ROWS));
       return {
+        indexUse: sm.getIndexUse(),
+        allSummaries: () => void sm.getSummaries(),
         getLeafId: () => sm.getLeafId(),
         branch: (id) => sm.branch(id),
         buildSessionContext: () => sm.buildSessionContext(),
-        treeIdsInPreorder: () => preorder(tree, (n) => n.id, (n) => n.children),
-        treeRootCount: () => tree.length,
-        close: () => close(sm),
+        treeIdsInPreorder: () => Array.from(order, (p) => tree.idAt(p)),
+        treeRootCount: () => tree.roots().length,
+        close: async () => {
+          await sm.whenIndexSaved();
+          await close(sm);
+        },
       };
     },
     async openWritable(file) {
@@ -153,5 +175,5 @@ export async function loadArborEngine(): Promise<SessionEngine> {
 }
 
 export function loadEngine(name: Implementation): Promise<SessionEngine> {
-  return name === "ours" ? loadArborEngine() : loadReferenceEngine();
+  return name === "ours" ? loadArborEngine() : loadReferenceEngine(name === "ref-streamed");
 }

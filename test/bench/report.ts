@@ -1,24 +1,42 @@
-/** The bench's report: a table with absolute numbers, ours/ref ratios and the floor; targets marked PASS or MISS. */
+/** The bench's report: tables with absolute numbers, ours/ref ratios and the floor; targets marked PASS or MISS. */
+import type { CliBenchResult, CliSeries } from "./bench-cli";
 import type { ListingBenchResult } from "./bench-list";
 import type { EngineSessionResult, SessionBenchResult } from "./bench-session";
 
-/** The targets, as ratios ours/reference, checked on the 100,000-entry session (or the largest one run). */
+/** Ratio targets (ours / reference), judged on the 100,000-entry session (or the largest one measured). */
 export const TARGETS = {
-  open: 0.5,
+  open: 0.25,
+  reopen: 0.05,
   memory: 0.5,
   checkoutContext: 0.2,
+  append: 1.0,
   listWarm: 0.2,
+  cliMemory: 0.25,
 } as const;
 export const TARGET_ENTRIES = 100_000;
+/** The largest case: absolute limits for `arbor context` and `arbor tree --json`, and growth from TARGET_ENTRIES. */
+export const LARGE_ENTRIES = 1_000_000;
+export const LARGE_LIMITS = { cliMs: 3000, cliMb: 600, growth: 10 } as const;
 
-export type TargetName = keyof typeof TARGETS;
+export type TargetName = keyof typeof TARGETS | "large-cli-time" | "large-cli-memory" | "growth";
 
 export interface TargetVerdict {
   target: TargetName;
+  /** What was judged (e.g. which command). */
+  what: string;
   limit: number;
-  ratio: number;
+  /** A ratio, or for the large case an absolute number (ms, MB). */
+  value: number;
+  unit: "x" | "ms" | "MB";
   status: "PASS" | "MISS" | "N/A";
   entries: number;
+}
+
+/** Where the machine stood while a part of the bench ran. */
+export interface MachineLoad {
+  cpus: number;
+  before: number;
+  after: number;
 }
 
 const NUMBER = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
@@ -37,23 +55,64 @@ function ratioText(ours: number, ref: number): string {
   return Number.isFinite(r) ? `${r < 0.1 ? r.toFixed(3) : r.toFixed(2)}x` : "-";
 }
 
-function verdict(target: TargetName, ours: number, ref: number, entries: number): TargetVerdict {
-  const ratio = ours / ref;
-  const limit = TARGETS[target];
-  return { target, limit, ratio, entries, status: !Number.isFinite(ratio) ? "N/A" : ratio <= limit ? "PASS" : "MISS" };
+function verdict(target: TargetName, what: string, value: number, limit: number, entries: number, unit: TargetVerdict["unit"] = "x"): TargetVerdict {
+  return { target, what, limit, value, unit, entries, status: !Number.isFinite(value) ? "N/A" : value <= limit ? "PASS" : "MISS" };
 }
 
-/** Verdicts on the session with TARGET_ENTRIES entries, else the largest one measured. */
-export function judgeTargets(sessions: readonly SessionBenchResult[], listing: ListingBenchResult | undefined): TargetVerdict[] {
+/** The CLI series by command and phase. */
+function cliSeries(c: CliBenchResult | undefined, label: string): CliSeries | undefined {
+  return c?.ours.find((s) => s.label === label);
+}
+
+/** Verdicts: ratios on the session with TARGET_ENTRIES entries (else the largest one), absolute limits and growth on LARGE_ENTRIES. */
+export function judgeTargets(sessions: readonly SessionBenchResult[], listing: ListingBenchResult | undefined, cli: readonly CliBenchResult[] = []): TargetVerdict[] {
   const verdicts: TargetVerdict[] = [];
-  const judged = sessions.find((s) => s.entries === TARGET_ENTRIES) ?? [...sessions].sort((a, b) => b.entries - a.entries)[0];
+  const small = sessions.filter((s) => s.entries < LARGE_ENTRIES);
+  const judged = small.find((s) => s.entries === TARGET_ENTRIES) ?? [...small].sort((a, b) => b.entries - a.entries)[0];
   if (judged) {
-    verdicts.push(verdict("open", judged.ours.openMs, judged.ref.openMs, judged.entries));
-    verdicts.push(verdict("memory", judged.ours.maxRssMb, judged.ref.maxRssMb, judged.entries));
-    verdicts.push(verdict("checkoutContext", judged.ours.checkoutMs, judged.ref.checkoutMs, judged.entries));
+    const n = judged.entries;
+    verdicts.push(verdict("open", "open until the tree is ready, first open", judged.ours.openMs / judged.ref.openMs, TARGETS.open, n));
+    verdicts.push(verdict("reopen", "open until the tree is ready, reopen of an unchanged file", judged.oursReopen?.openMs / judged.ref.openMs, TARGETS.reopen, n));
+    verdicts.push(verdict("memory", "peak RSS after open", judged.ours.maxRssMb / judged.ref.maxRssMb, TARGETS.memory, n));
+    verdicts.push(verdict("checkoutContext", "checkout + context", judged.ours.checkoutMs / judged.ref.checkoutMs, TARGETS.checkoutContext, n));
+    verdicts.push(verdict("append", "append 1,000 messages", judged.ours.appendMs / judged.ref.appendMs, TARGETS.append, n));
+  }
+  const cliJudged = cli.find((c) => c.entries === judged?.entries);
+  if (cliJudged) {
+    for (const s of cliJudged.ours) verdicts.push(verdict("cliMemory", `${s.label}: peak RSS`, s.maxRssMb / cliJudged.ref.maxRssMb, TARGETS.cliMemory, cliJudged.entries));
   }
   if (listing) {
-    verdicts.push(verdict("listWarm", listing.oursWarm.ms, listing.ref.ms, 0));
+    verdicts.push(verdict("listWarm", "list, index reused, vs the reference's method for the same fields", listing.oursWarm.ms / listing.refSameFields.ms, TARGETS.listWarm, 0));
+  }
+  const large = cli.find((c) => c.entries === LARGE_ENTRIES);
+  if (large) {
+    for (const label of ["arbor context", "arbor tree --json"]) {
+      for (const phase of ["first, index built", "again, index reused"]) {
+        const s = cliSeries(large, `${label} (${phase})`);
+        verdicts.push(verdict("large-cli-time", `${label} (${phase})`, s?.wallMs ?? NaN, LARGE_LIMITS.cliMs, LARGE_ENTRIES, "ms"));
+        verdicts.push(verdict("large-cli-memory", `${label} (${phase})`, s?.maxRssMb ?? NaN, LARGE_LIMITS.cliMb, LARGE_ENTRIES, "MB"));
+      }
+    }
+  }
+  // Growth: ten times the entries may cost at most ten times the time and the memory.
+  const base = sessions.find((s) => s.entries === TARGET_ENTRIES);
+  const big = sessions.find((s) => s.entries === LARGE_ENTRIES);
+  if (base && big) {
+    const factor = big.entries / base.entries;
+    const growth = (what: string, a: number, b: number) => verdict("growth", `${what} (x${factor} entries)`, b / a, LARGE_LIMITS.growth * (factor / 10), LARGE_ENTRIES);
+    verdicts.push(growth("open, first: time", base.ours.openMs, big.ours.openMs));
+    verdicts.push(growth("open, first: peak RSS", base.ours.maxRssMb, big.ours.maxRssMb));
+    verdicts.push(growth("reopen: time", base.oursReopen.openMs, big.oursReopen.openMs));
+    verdicts.push(growth("reopen: peak RSS", base.oursReopen.maxRssMb, big.oursReopen.maxRssMb));
+    const baseCli = cli.find((c) => c.entries === TARGET_ENTRIES);
+    if (baseCli && large) {
+      for (const label of ["arbor context (first, index built)", "arbor tree --json (first, index built)"]) {
+        const a = cliSeries(baseCli, label);
+        const b = cliSeries(large, label);
+        verdicts.push(growth(`${label}: time`, a?.wallMs ?? NaN, b?.wallMs ?? NaN));
+        verdicts.push(growth(`${label}: peak RSS`, a?.maxRssMb ?? NaN, b?.maxRssMb ?? NaN));
+      }
+    }
   }
   return verdicts;
 }
@@ -69,69 +128,94 @@ class Table {
   render(): string {
     const all = [this.header, ...this.rows];
     const widths = this.header.map((_, c) => Math.max(...all.map((r) => (r[c] ?? "").length)));
-    const line = (r: string[]) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join("  ").trimEnd();
+    const line = (r: string[]) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join("  ").trimEnd();
     return [line(this.header), widths.map((w) => "-".repeat(w)).join("  "), ...this.rows.map(line)].join("\n");
   }
 }
 
-const HEADER = ["metric", "ours", "ref", "ours/ref", "floor", "target"];
-
-function targetCell(verdicts: readonly TargetVerdict[], name: TargetName, entries: number): string {
-  const v = verdicts.find((x) => x.target === name && x.entries === entries);
-  return v ? `<=${v.limit}x ${v.status}` : "";
+function loadText(load: MachineLoad | undefined): string {
+  return load ? `${load.cpus} cores, load ${load.before.toFixed(1)} -> ${load.after.toFixed(1)}` : "";
 }
 
-function sessionSection(s: SessionBenchResult, verdicts: readonly TargetVerdict[]): string {
-  const t = new Table(HEADER);
-  const row = (label: string, pick: (e: EngineSessionResult) => number, fmt: (v: number) => string, floor = "", target = "") =>
-    t.add([label, fmt(pick(s.ours)), fmt(pick(s.ref)), ratioText(pick(s.ours), pick(s.ref)), floor, target]);
-  row("open until the tree is ready", (e) => e.openMs, ms, ms(s.floor.readParseMs), targetCell(verdicts, "open", s.entries));
-  row("peak RSS after open", (e) => e.maxRssMb, mb, mb(s.floor.maxRssMb), targetCell(verdicts, "memory", s.entries));
-  row("  RSS before open (runtime + code)", (e) => e.baselineRssMb, mb);
-  row("  heap after open (after gc)", (e) => e.heapAfterOpenMb, mb, mb(s.floor.heapMb));
-  row("  external after open (buffers)", (e) => e.externalAfterOpenMb, mb);
+function sessionSection(s: SessionBenchResult, load: MachineLoad | undefined): string {
+  const t = new Table(["metric", "ours", "ref", "ours/ref", "floor"]);
+  const row = (label: string, pick: (e: EngineSessionResult) => number, fmt: (v: number) => string, floor = "", engine: EngineSessionResult = s.ours) =>
+    t.add([label, fmt(pick(engine)), fmt(pick(s.ref)), ratioText(pick(engine), pick(s.ref)), floor]);
+  row("open until the tree is ready (first open)", (e) => e.openMs, ms, s.floor ? ms(s.floor.readParseMs) : "");
+  row("open until the tree is ready (reopen, index)", (e) => e.openMs, ms, "", s.oursReopen);
+  row("peak RSS after open (first)", (e) => e.maxRssMb, mb, s.floor ? mb(s.floor.maxRssMb) : "");
+  row("peak RSS after open (reopen)", (e) => e.maxRssMb, mb, "", s.oursReopen);
+  row("  heap after open (after gc)", (e) => e.heapAfterOpenMb, mb, s.floor ? mb(s.floor.heapMb) : "");
+  t.add(["every entry's summary, after (ours only)", ms(s.ours.allSummariesMs), "", "", ""]);
   row("context of the leaf (first)", (e) => e.leafContextMs, ms);
   row("context of the leaf (repeat)", (e) => e.leafContextRepeatMs, ms);
-  row(`checkout + context (median of ${s.targets})`, (e) => e.checkoutMs, ms, "", targetCell(verdicts, "checkoutContext", s.entries));
+  row(`checkout + context (median of ${s.targets})`, (e) => e.checkoutMs, ms);
   row("checkout + context (slowest target)", (e) => e.checkoutMaxMs, ms);
-  row("checkout + context (revisit)", (e) => e.checkoutRepeatMs, ms);
   row("append 1,000 messages", (e) => e.appendMs, ms);
   const runs = Math.max(s.ours.openRunsMs.length, s.ref.openRunsMs.length);
-  const title = `${NUMBER.format(s.entries)} entries, ${(s.bytes / 1e6).toFixed(1)} MB: medians of ${runs} run${runs === 1 ? "" : "s"}, each in its own process`;
+  const title = `${NUMBER.format(s.entries)} entries, ${(s.bytes / 1e6).toFixed(1)} MB: medians of ${runs} run${runs === 1 ? "" : "s"}, each in its own process (${loadText(load)})`;
   const notes: string[] = [];
-  for (const [name, e] of [["ours", s.ours], ["ref", s.ref]] as const) {
+  for (const [name, e] of [["ours", s.ours], ["ours reopen", s.oursReopen], ["ref", s.ref]] as const) {
     if (e.error) notes.push(`${name}: ${e.available ? "partly failed" : "not measured"}: ${e.error.split("\n")[0]}`);
   }
-  if (s.agreement) {
-    const a = s.agreement;
-    notes.push(`same results: tree ${a.tree ? "yes" : "NO"}, leaf context ${a.leafContext ? "yes" : "NO"}, ` +
-      `contexts after checkout ${a.checkoutContexts.same}/${a.checkoutContexts.total}`);
-    notes.push(...a.notes.slice(0, 5).map((n) => `  ${n}`));
-  }
-  return `== ${title}\n${t.render()}${notes.length ? `\n${notes.join("\n")}` : ""}`;
+  const a = s.agreement;
+  notes.push(`same results as ${a.against}: ${a.mismatches.length === 0 ? `yes, in all ${a.compared} runs of ours` : `NO (${a.mismatches.length} differences)`}`);
+  notes.push(...a.mismatches.slice(0, 8).map((n) => `  ${n}`));
+  return `== ${title}\n${t.render()}\n${notes.join("\n")}`;
 }
 
-function listingSection(l: ListingBenchResult, verdicts: readonly TargetVerdict[]): string {
-  const t = new Table(HEADER);
-  t.add(["list, warm (index reused)", ms(l.oursWarm.ms), ms(l.ref.ms), ratioText(l.oursWarm.ms, l.ref.ms), "", targetCell(verdicts, "listWarm", 0)]);
-  t.add(["list, cold (no index)", ms(l.oursCold.ms), ms(l.ref.ms), ratioText(l.oursCold.ms, l.ref.ms), "", ""]);
+function cliSection(c: CliBenchResult, load: MachineLoad | undefined): string {
+  const t = new Table(["process", "wall", "peak RSS", "wall/ref", "RSS/ref"]);
+  t.add([c.ref.label + (c.ref.available ? "" : " (cannot)"), ms(c.ref.wallMs), mb(c.ref.maxRssMb), "", ""]);
+  for (const s of c.ours) t.add([s.label, ms(s.wallMs), mb(s.maxRssMb), ratioText(s.wallMs, c.ref.wallMs), ratioText(s.maxRssMb, c.ref.maxRssMb)]);
   const notes: string[] = [];
-  for (const [name, s] of [["ours cold", l.oursCold], ["ours warm", l.oursWarm], ["ref", l.ref]] as const) {
+  if (!c.ref.available) notes.push(`the reference cannot open this file: ${c.ref.error ?? "?"}`);
+  notes.push(`outputs checked against ${c.checkedAgainst}: ${c.mismatches.length === 0 ? "same in every run" : `NO (${c.mismatches.length} differences)`}`);
+  notes.push(...c.mismatches.slice(0, 8).map((n) => `  ${n}`));
+  return `== command line, ${NUMBER.format(c.entries)} entries (${(c.bytes / 1e6).toFixed(1)} MB), whole processes, medians (${loadText(load)})\n${t.render()}\n${notes.join("\n")}`;
+}
+
+function listingSection(l: ListingBenchResult, load: MachineLoad | undefined): string {
+  const t = new Table(["metric", "ms", "vs ref list", "vs ref method, same fields"]);
+  const both = (v: number) => [ms(v), ratioText(v, l.ref.ms), ratioText(v, l.refSameFields.ms)];
+  t.add(["ref: SessionManager.list (also joins every message's text)", ms(l.ref.ms), "", ""]);
+  t.add(["ref method, only the fields Arbor lists (bench code)", ms(l.refSameFields.ms), ratioText(l.refSameFields.ms, l.ref.ms), ""]);
+  t.add(["ours: list, index reused", ...both(l.oursWarm.ms)]);
+  t.add(["ours: list, no index yet", ...both(l.oursCold.ms)]);
+  const notes: string[] = [];
+  for (const [name, s] of [["ours cold", l.oursCold], ["ours warm", l.oursWarm], ["ref", l.ref], ["ref same fields", l.refSameFields]] as const) {
     if (s.error) notes.push(`${name}: not measured: ${s.error.split("\n")[0]}`);
   }
-  if (l.agree !== undefined) {
-    notes.push(`same listing (ids, names, counts, first messages, modified, order): ${l.agree ? "yes" : "NO"}`);
-  }
+  if (l.agree !== undefined) notes.push(`same listing (ids, names, counts, first messages, modified, order) in every run: ${l.agree ? "yes" : "NO"}`);
+  notes.push(...l.mismatches.slice(0, 8).map((n) => `  ${n}`));
   const title = `listing ${l.sessions} sessions (${NUMBER.format(l.entries)} entries, ${(l.bytes / 1e6).toFixed(1)} MB): ` +
-    `medians of ${l.ref.runsMs.length} run${l.ref.runsMs.length === 1 ? "" : "s"}, each in a fresh process`;
+    `medians of ${l.ref.runsMs.length} run${l.ref.runsMs.length === 1 ? "" : "s"}, each in a fresh process (${loadText(load)})`;
   return `== ${title}\n${t.render()}${notes.length ? `\n${notes.join("\n")}` : ""}`;
 }
 
-export function renderReport(sessions: readonly SessionBenchResult[], listing: ListingBenchResult | undefined, verdicts: readonly TargetVerdict[]): string {
-  const parts = sessions.map((s) => sessionSection(s, verdicts));
-  if (listing) parts.push(listingSection(listing, verdicts));
-  const judged = verdicts.find((v) => v.entries > 0)?.entries;
-  const summary = verdicts.map((v) => `${v.target} ${Number.isFinite(v.ratio) ? `${v.ratio.toFixed(2)}x` : "-"} (<= ${v.limit}x) ${v.status}`).join(", ");
-  parts.push(`targets${judged !== undefined && judged !== TARGET_ENTRIES ? ` (judged at ${NUMBER.format(judged)} entries, not ${NUMBER.format(TARGET_ENTRIES)})` : ""}: ${summary}`);
+function verdictText(v: TargetVerdict): string {
+  const value = !Number.isFinite(v.value) ? "-" : v.unit === "x" ? `${v.value < 0.1 ? v.value.toFixed(3) : v.value.toFixed(2)}x` : `${NUMBER.format(v.value)} ${v.unit}`;
+  const limit = v.unit === "x" ? `${v.limit}x` : `${NUMBER.format(v.limit)} ${v.unit}`;
+  return `  ${v.status.padEnd(4)} ${v.what}: ${value} (<= ${limit})`;
+}
+
+export interface ReportParts {
+  sessions: readonly SessionBenchResult[];
+  cli: readonly CliBenchResult[];
+  listing: ListingBenchResult | undefined;
+  verdicts: readonly TargetVerdict[];
+  loads: Map<string, MachineLoad>;
+}
+
+export function renderReport(p: ReportParts): string {
+  const parts = p.sessions.map((s) => sessionSection(s, p.loads.get(`session-${s.entries}`)));
+  parts.push(...p.cli.map((c) => cliSection(c, p.loads.get(`cli-${c.entries}`))));
+  if (p.listing) parts.push(listingSection(p.listing, p.loads.get("listing")));
+  parts.push(`targets:\n${p.verdicts.map(verdictText).join("\n")}`);
   return parts.join("\n\n");
+}
+
+/** Every result that differed from the reference's (or, where it cannot run, from ours elsewhere). */
+export function allMismatches(p: Pick<ReportParts, "sessions" | "cli" | "listing">): string[] {
+  return [...p.sessions.flatMap((s) => s.agreement.mismatches), ...p.cli.flatMap((c) => c.mismatches), ...(p.listing?.mismatches ?? [])];
 }

@@ -125,6 +125,7 @@ function printTable(results: Record<string, Record<string, unknown>>, deep: Reco
     const fp = b.firstPaint as Record<string, Stats>;
     lines.push([`${size}: first paint, host request → painted`, s(fp.hostRequestToPaintedMs), `target < 300 ms: ${fp.hostRequestToPaintedMs.median < 300 ? "met" : "MISSED"} (median)`]);
     lines.push([`${size}:   host / page / render / transfer`, `${fp.hostWorkMs.median} / ${fp.pageHandlingMs.median} / ${fp.renderMs.median} / ${fp.transferAndWaitsMs.median} ms`, `${b.firstPaint.rowsDrawn} rows drawn`]);
+    lines.push([`${size}:   host CPU time`, `${fp.hostCpuMs.median} ms`, "the host's work without waiting for a core"]);
     lines.push([`${size}: webview heap after first paint`, `${b.pageHeapAfterFirstPaintMb} MB`, "independent of the session's size"]);
     const co = b.checkout as Record<string, Stats>;
     lines.push([`${size}: checkout update work`, s(co.updateWorkMs), `target < 16 ms: ${co.updateWorkMs.max < 16 ? "met" : co.updateWorkMs.median < 16 ? "met at the median" : "MISSED"}`]);

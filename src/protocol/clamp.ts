@@ -77,7 +77,13 @@ function clampName(name: string): string {
  * An entry summary every field of which the guards accept. Returns the same object when nothing
  * needed changing (the common case costs no copy).
  */
-export function clampSummary(s: EntrySummary, ids: SafeIds): EntrySummary {
+export function clampSummary(full: EntrySummary, ids: SafeIds): EntrySummary {
+  // The search text is for the host's search only; the webview highlights in what it draws.
+  let s = full;
+  if (s.searchText !== undefined) {
+    s = { ...s };
+    delete s.searchText;
+  }
   let out: EntrySummary | undefined;
   const set = <K extends keyof EntrySummary>(key: K, value: EntrySummary[K]): void => {
     out ??= { ...s };

@@ -46,7 +46,8 @@ export function isEntrySummary(x: unknown): x is EntrySummary {
     isOptional(x.customType, isName) &&
     isOptional(x.toolName, isName) &&
     isOptional(x.isError, isBool) &&
-    isOptional(x.toolOnly, isBool) &&
+    isOptional(x.textless, isBool) &&
+    isOptional(x.searchText, (v) => isText(v, LIMITS.textLength)) &&
     isOptional(x.tokensBefore, isCount) &&
     isOptional(x.firstKeptEntryId, isEntryId) &&
     isOptional(x.fromId, isEntryId) &&

@@ -112,7 +112,7 @@ export function generateTreeFixture(count: number, seed = 1): TreeFixture {
       const tools = Math.floor(random() * 3);
       for (let t = 0; t < tools; t++) {
         const tool = pick(["read", "bash", "edit", "grep"]);
-        add({ type: "message", role: "assistant", toolName: tool, toolOnly: true, preview: `→ ${tool}` });
+        add({ type: "message", role: "assistant", toolName: tool, textless: true, preview: `→ ${tool}` });
         add({ type: "message", role: "toolResult", toolName: tool, isError: random() < 0.05, preview: words(10) });
       }
       add({ type: "message", role: "assistant", preview: words(10 + Math.floor(random() * 30)) });

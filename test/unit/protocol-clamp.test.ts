@@ -19,7 +19,7 @@ import { assistant, user } from "../support/messages";
 
 const T = "2026-01-01T00:00:00.000Z";
 
-/** What the host sends a webview for a session, under the "all" filter, every row in one window. */
+/** What the host sends a webview for a session, under Arbor's "everything" filter (every entry), every row in one window. */
 function treeMessages(sm: SessionManager): { hub: TreeHub; sent: HostToWebviewMessage[] } {
   const hub = new TreeHub({
     checkout: () => undefined,
@@ -29,7 +29,7 @@ function treeMessages(sm: SessionManager): { hub: TreeHub; sent: HostToWebviewMe
     forkReadOnly: () => undefined,
     details: (id, ids) => entryDetailsOf(sm, id, ids),
     log: () => undefined,
-  }, "all");
+  }, "everything");
   hub.showSession(sessionDataOf(sm), "x".repeat(12_000), null);
   const sent: HostToWebviewMessage[] = [];
   const port = hub.connect((m) => sent.push(m));
@@ -79,8 +79,12 @@ describe("clamping what the host sends (issue 9.7)", () => {
     const marked = rows.filter((r) => r.entry.clamped).map((r) => ids.in(r.entry.id));
     // (a0000008 is marked too: its parent link now names the odd id's stand-in)
     assert.deepEqual(marked.sort(), ["a0000002", "a0000003", "a0000004", "a0000005", "a0000006", "a0000008", "bad\u0007id"].sort());
-    // untouched entries are the very same objects
-    for (const r of rows) if (!r.entry.clamped) assert.ok(raw.includes(r.entry));
+    // untouched entries are the very same objects, but for the search text, which stays in the host
+    const searched = new Set(raw.filter((e) => e.searchText !== undefined).map((e) => e.id));
+    for (const r of rows) {
+      assert.equal(r.entry.searchText, undefined);
+      if (!r.entry.clamped && !searched.has(r.entry.id)) assert.ok(raw.includes(r.entry));
+    }
     // the odd id has a stand-in, used for its child's parent too, and maps back
     const odd = rows.find((r) => r.entry.type === "custom")!.entry;
     assert.match(odd.id, /^invalid-id-\d+$/);

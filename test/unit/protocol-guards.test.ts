@@ -7,7 +7,7 @@ const summary = entry("0a1b2c3d", null, {
   role: "assistant",
   toolName: "read, bash",
   isError: false,
-  toolOnly: true,
+  textless: true,
   preview: "→ read, bash",
 });
 
@@ -138,6 +138,7 @@ describe("protocol guards", () => {
     ["a focus row below -1", ["selection", "focusRow"], -2],
     ["leafHidden missing", ["status", "leafHidden"], undefined],
     ["an unknown scroll alignment", ["scroll", "align"], "end"],
+    ["textless not a boolean", ["window", "rows", 0, "entry", "textless"], 1],
   ];
   for (const [what, keys, value] of badTree) {
     it(`reject a tree message with ${what}`, () => {
@@ -174,7 +175,7 @@ describe("protocol guards", () => {
       [4, ["move"], "sideways"],
       [4, ["pageSize"], 100_000],
       [5, ["id"], 3],
-      [6, ["filter"], "everything"],
+      [6, ["filter"], "every-entry"],
       [7, ["query"], "q".repeat(2_000)],
       [8, ["id"], undefined],
       [8, ["sessionId"], undefined],

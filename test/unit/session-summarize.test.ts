@@ -15,21 +15,25 @@ describe("entry summaries", () => {
     assert.equal(toPreview("short"), "short");
   });
 
-  it("marks an assistant turn that only calls tools, but not one with text or an error", () => {
+  it("marks an assistant turn without text that ended normally (Pi's tree hides it), but not one with text or a failure", () => {
     const toolOnly = assistant("");
     toolOnly.content = [{ type: "toolCall", id: "c1", name: "read", arguments: { path: "a" } }];
     toolOnly.stopReason = "toolUse";
     const s = summarizeEntry({ ...base, type: "message", message: toolOnly } as SessionEntry, 3);
-    assert.equal(s.toolOnly, true);
+    assert.equal(s.textless, true);
     assert.equal(s.toolName, "read");
     assert.equal(s.preview, "→ read");
+    const thinkingOnly = { ...assistant(""), content: [{ type: "thinking" as const, thinking: "hmm" }, { type: "text" as const, text: "  \n" }] };
+    assert.equal(summarizeEntry({ ...base, type: "message", message: thinkingOnly } as SessionEntry, 3).textless, true);
     const withText = assistant("let me look");
     withText.content.push({ type: "toolCall", id: "c2", name: "bash", arguments: {} });
-    assert.equal(summarizeEntry({ ...base, type: "message", message: withText } as SessionEntry, 4).toolOnly, undefined);
-    const failed = { ...toolOnly, stopReason: "error" as const, errorMessage: "boom" };
-    const f = summarizeEntry({ ...base, type: "message", message: failed } as SessionEntry, 5);
-    assert.equal(f.toolOnly, undefined);
-    assert.equal(f.isError, true);
+    assert.equal(summarizeEntry({ ...base, type: "message", message: withText } as SessionEntry, 4).textless, undefined);
+    for (const stopReason of ["error", "aborted", "length"] as const) {
+      const failed = { ...toolOnly, stopReason, errorMessage: "boom" };
+      const f = summarizeEntry({ ...base, type: "message", message: failed } as SessionEntry, 5);
+      assert.equal(f.textless, undefined, stopReason);
+      assert.equal(f.isError, stopReason === "error" ? true : undefined);
+    }
   });
 
   it("carries what the tree needs for each entry type", () => {

@@ -7,7 +7,7 @@ import { entry } from "../support/webview-harness.fixtures";
 const samples: Record<string, EntrySummary> = {
   user: entry("u", null, { role: "user" }),
   assistantText: entry("at", null, { role: "assistant" }),
-  assistantToolOnly: entry("ao", null, { role: "assistant", toolName: "read", toolOnly: true }),
+  assistantToolOnly: entry("ao", null, { role: "assistant", toolName: "read", textless: true }),
   assistantError: entry("ae", null, { role: "assistant", toolName: "read", isError: true }),
   toolResult: entry("tr", null, { role: "toolResult", toolName: "read" }),
   bash: entry("bx", null, { role: "bashExecution" }),
@@ -22,13 +22,14 @@ const samples: Record<string, EntrySummary> = {
   unknown: entry("un", null, { type: "future_kind" }),
 };
 
-/** Which samples each filter shows (labelled: only "user" carries a label). */
+/** Which samples each filter shows (labelled: only "user" carries a label; the leaf is elsewhere). */
 const expected: Record<FilterMode, string[]> = {
-  default: ["user", "assistantText", "assistantToolOnly", "assistantError", "toolResult", "bash", "customMessage", "compaction", "branchSummary", "unknown"],
+  default: ["user", "assistantText", "assistantError", "toolResult", "bash", "customMessage", "compaction", "branchSummary", "unknown"],
   "no-tools": ["user", "assistantText", "assistantError", "bash", "customMessage", "compaction", "branchSummary", "unknown"],
   "user-only": ["user"],
   "labeled-only": ["user"],
-  all: Object.keys(samples),
+  all: Object.keys(samples).filter((name) => name !== "assistantToolOnly"),
+  everything: Object.keys(samples),
 };
 
 describe("tree filters", () => {
@@ -41,8 +42,18 @@ describe("tree filters", () => {
     });
   }
 
+  it("shows a turn without text while it is the leaf, as far as the mode's own rule allows", () => {
+    const turn = samples.assistantToolOnly;
+    for (const mode of ["default", "no-tools", "all"] as const) assert.equal(passesFilter(turn, mode, false, true), true, mode);
+    assert.equal(passesFilter(turn, "user-only", false, true), false);
+    assert.equal(passesFilter(turn, "labeled-only", false, true), false);
+    assert.equal(passesFilter(turn, "labeled-only", true, true), true);
+    assert.equal(passesFilter(turn, "labeled-only", true, false), false, "a label does not show a hidden turn");
+  });
+
   it("knows its modes and nothing else", () => {
     assert.ok(isFilterMode("no-tools"));
+    assert.ok(isFilterMode("everything"));
     assert.equal(isFilterMode("labelled-only"), false);
     assert.equal(isFilterMode(3), false);
   });
@@ -62,8 +73,9 @@ describe("tree search", () => {
     assert.ok(matchesSearch(text, undefined, ["user"]), "the role is searchable");
   });
 
-  it("searches names: tool, custom type, model, thinking level, compaction", () => {
-    assert.ok(searchableText(samples.toolResult).includes("read"));
+  it("searches what Pi's tree searches: role, custom type, model, thinking level, kind words", () => {
+    assert.ok(searchableText(samples.toolResult).startsWith("toolresult "));
+    assert.equal(searchableText(samples.toolResult).includes("read"), false, "Pi does not search a tool result's tool name");
     assert.ok(searchableText(samples.custom).includes("state"));
     assert.ok(searchableText(samples.modelChange).includes("m"));
     assert.ok(searchableText(samples.thinking).includes("high"));

@@ -69,7 +69,8 @@ describe("tree host", () => {
     const view = open();
     view.send({ type: "ready" });
     const first = view.last();
-    assert.ok(first.window.rowCount > 90_000);
+    // Pi's default filter hides the tool-call turns without text, about a quarter of this fixture.
+    assert.ok(first.window.rowCount > 60_000, `${first.window.rowCount} rows`);
     assert.ok(first.window.rows.length < 300, `${first.window.rows.length} rows in the first message`);
     assert.ok(JSON.stringify(first).length < 200_000);
     view.send({ type: "viewport", sessionId: "s1", from: 50_000, to: 50_150, visibleFrom: 50_050, visibleTo: 50_090, seq: 7 });

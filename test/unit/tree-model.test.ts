@@ -1,4 +1,5 @@
 import * as assert from "node:assert/strict";
+import { FILTER_MODES } from "../../src/core/tree/filters";
 import { TreeModel, type SessionData } from "../../src/core/tree/tree-model";
 import type { EntrySummary } from "../../src/core/tree/types";
 import { layoutTree } from "../../src/core/tree/layout";
@@ -16,6 +17,11 @@ const pathIds = (model: TreeModel): string[] => {
   return out.sort();
 };
 const marker = { type: "custom", customType: "arbor.checkout", checkoutMarker: true } as const;
+/** The id of the model's leaf node (a marker leaf resolved), as the oracle layout takes it. */
+const leafNodeId = (model: TreeModel): string | null => {
+  const leaf = model.leafId === null ? undefined : model.index.resolve(model.leafId);
+  return leaf === undefined || leaf < 0 ? null : model.index.idAt(leaf);
+};
 
 describe("tree model", () => {
   it("loads a session: rows, path, labels, name", () => {
@@ -218,7 +224,7 @@ describe("tree model", () => {
       model.append(batch, batch[batch.length - 1].id);
       if (i % 70 === 0) model.moveLeaf(fixture.entries[i - 300].id);
     }
-    const oracle = layoutTree(projectTree(fixture.entries), { filter: "no-tools", searchTokens: [], folded: new Set(), labels });
+    const oracle = layoutTree(projectTree(fixture.entries), { filter: "no-tools", searchTokens: [], folded: new Set(), labels, leafId: leafNodeId(model) });
     assert.deepEqual(ids(model), oracle.rows.map((r) => r.node.summary.id));
     assert.deepEqual(
       Array.from({ length: model.rows.count }, (_, r) => model.rows.level(model.rows.nodeAt(r))),
@@ -227,4 +233,48 @@ describe("tree model", () => {
     assert.deepEqual([...model.labels].sort(), [...labels].sort());
     assert.ok(model.stats.fastAppends > 100);
   });
+  it("shows a turn without text while it is the leaf and hides it when an append moves on, in place", () => {
+    const model = TreeModel.create();
+    model.load(session(chain(["a", "b"]), "b"));
+    const layouts = model.stats.layouts;
+    model.append([entry("t", "b", { role: "assistant", textless: true })], "t");
+    assert.deepEqual(ids(model), ["a", "b", "t"], "the leaf is shown");
+    model.append([entry("r", "t", { role: "toolResult" })], "r");
+    assert.deepEqual(ids(model), ["a", "b", "r"], "the old leaf is hidden, its child takes its place");
+    assert.equal(model.index.idAt(model.rows.drawnParent(model.index.positionOf("r")!)), "b");
+    assert.equal(model.stats.layouts, layouts, "no relayout");
+    model.moveLeaf("t");
+    assert.deepEqual(ids(model), ["a", "b", "t", "r"], "checking out the turn shows it again");
+    model.moveLeaf("r");
+    assert.deepEqual(ids(model), ["a", "b", "r"]);
+    model.setFilter("everything");
+    assert.deepEqual(ids(model), ["a", "b", "t", "r"]);
+  });
+
+  for (const filter of FILTER_MODES) {
+    it(`follows the leaf through one-entry appends and checkouts exactly as a fresh layout would (filter ${filter})`, () => {
+      const fixture = generateTreeFixture(1500, 31 + FILTER_MODES.indexOf(filter));
+      const labels = new Map<string, string>();
+      const model = TreeModel.create(filter);
+      const head = fixture.entries.slice(0, 100);
+      for (const e of head) if (e.type === "label" && e.targetId && e.label) labels.set(e.targetId, e.label);
+      model.load(session(head, head[99].id, [...labels].map(([targetId, label]) => ({ targetId, label }))));
+      for (let i = 100; i < fixture.entries.length; i++) {
+        const e = fixture.entries[i];
+        if (e.type === "label" && e.targetId && e.label) labels.set(e.targetId, e.label);
+        model.append([e], e.checkoutMarker ? e.parentId : e.id);
+        if (i % 97 === 0) model.moveLeaf(fixture.entries[i - 40].id);
+        if (i % 50 === 0 || i % 97 === 0) {
+          const fresh = layoutTree(projectTree(fixture.entries.slice(0, i + 1)), { filter, searchTokens: [], folded: new Set(), labels, leafId: leafNodeId(model) });
+          const positions = Array.from({ length: model.rows.count }, (_, r) => {
+            const n = model.rows.nodeAt(r);
+            return [model.rows.level(n), model.rows.posInSet(n), model.rows.setSize(n)];
+          });
+          assert.deepEqual(ids(model), fresh.rows.map((r) => r.node.summary.id), `after entry ${i}`);
+          assert.deepEqual(positions, fresh.rows.map((r) => [r.level, r.posInSet, r.siblings.size]), `positions after entry ${i}`);
+        }
+      }
+      if (filter !== "labeled-only" && filter !== "user-only") assert.ok(model.stats.fastAppends > 1000, `only ${model.stats.fastAppends} fast appends`);
+    });
+  }
 });

@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import type { FilterMode } from "../../src/core/tree/filters";
+import { FILTER_MODES, type FilterMode } from "../../src/core/tree/filters";
 import { TreeModel } from "../../src/core/tree/tree-model";
 import type { EntrySummary } from "../../src/core/tree/types";
 import { chain, entry, generateTreeFixture } from "../support/webview-harness.fixtures";
@@ -9,12 +9,14 @@ interface Options {
   query?: string;
   folded?: string[];
   labels?: { targetId: string; label: string }[];
+  /** The leaf: Pi's filters show an assistant turn without text only while it is the leaf. */
+  leafId?: string | null;
 }
 
 /** A model of `entries` laid out under the options (filter "all" unless given). */
 function layoutOf(entries: EntrySummary[], options: Options = {}): TreeModel {
   const model = TreeModel.create(options.filter ?? "all");
-  model.load({ sessionId: "s", name: null, entries: [...entries], labels: options.labels ?? [], leafId: null }, options.folded ?? []);
+  model.load({ sessionId: "s", name: null, entries: [...entries], labels: options.labels ?? [], leafId: options.leafId ?? null }, options.folded ?? []);
   if (options.query) model.setQuery(options.query);
   return model;
 }
@@ -144,7 +146,7 @@ describe("tree rows", () => {
   });
 
   describe("incremental append", () => {
-    const filters: FilterMode[] = ["default", "no-tools", "user-only", "labeled-only", "all"];
+    const filters: readonly FilterMode[] = FILTER_MODES;
 
     it("appending at the leaf extends the chain in place", () => {
       const model = layoutOf(chain(["a", "b"]));
@@ -192,7 +194,7 @@ describe("tree rows", () => {
           model.append(batch, batch[batch.length - 1].id);
           if (step % 4 !== 0 && i + batch.length < fixture.entries.length) continue;
           const labels = [...model.labels].map(([targetId, label]) => ({ targetId, label }));
-          const fresh = layoutOf(fixture.entries.slice(0, i + batch.length), { filter, labels });
+          const fresh = layoutOf(fixture.entries.slice(0, i + batch.length), { filter, labels, leafId: model.leafId });
           assert.deepEqual(draw(model), draw(fresh), `after entry ${i}`);
           assert.deepEqual(positions(model), positions(fresh), `positions after entry ${i}`);
         }
@@ -207,7 +209,7 @@ describe("tree rows", () => {
         model.append([fixture.entries[i]], fixture.entries[i].id);
         if (i % 4 !== 0) continue;
         const labels = [...model.labels].map(([targetId, label]) => ({ targetId, label }));
-        const fresh = layoutOf(fixture.entries.slice(0, i + 1), { filter: "default", query: "tree", labels });
+        const fresh = layoutOf(fixture.entries.slice(0, i + 1), { filter: "default", query: "tree", labels, leafId: model.leafId });
         assert.deepEqual(draw(model), draw(fresh));
         assert.deepEqual(positions(model), positions(fresh));
       }

@@ -360,7 +360,8 @@ describe("Conversation Tree webview in Chromium", function () {
       const count = (await page.evaluate("document.querySelectorAll('.tree .row').length")) as number;
       assert.ok(count < 120, `${count} row elements`);
       const window = harness.host.hub.model.rows.count;
-      assert.ok(window > 90_000);
+      // Pi's default filter hides the tool-call turns without text, about a quarter of this fixture.
+      assert.ok(window > 60_000, `${window} rows`);
       await page.evaluate("document.querySelector('.tree').scrollTop = 0");
       await waitForPage(page, "__arbor.rows().length > 10 && __arbor.rows()[0].index === 0");
       const first = (await rows())[0];

@@ -113,7 +113,9 @@ export class TreePanel implements Disposable {
   }
 
   private relayout(): TreeLayout {
-    const layout = layoutTree(this.options.projection, { filter: this.filter, searchTokens: [], folded: new Set(), labels: this.options.labels });
+    const leaf = this.options.exportedLeafId === null ? null : resolveEntryNode(this.options.projection, this.options.exportedLeafId);
+    const leafId = leaf ? leaf.summary.id : null;
+    const layout = layoutTree(this.options.projection, { filter: this.filter, searchTokens: [], folded: new Set(), labels: this.options.labels, leafId });
     this.canvas.style.height = `${layout.rows.length * ROW_HEIGHT}px`;
     this.layout = layout;
     this.exportedIndex = this.rowIndexFor(this.options.exportedLeafId);

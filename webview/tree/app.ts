@@ -378,12 +378,16 @@ export class TreeApp implements Disposable {
     if (this.saveTimer) return;
     this.saveTimer = window.setTimeout(() => {
       this.saveTimer = 0;
-      this.ui.sessionId = this.session ? this.session.sessionId : null;
-      this.ui.topRow = this.visible.first;
-      this.ui.filter = this.filterValue;
-      this.ui.query = this.query;
-      this.ui.folded = this.folded.slice(0, 10_000);
-      this.ui.selection = [...this.selection.ids];
+      // Before the host's first state the view holds none of the saved folds, selection or
+      // position (a scroll event while the page lays out must not erase them).
+      if (this.hasState) {
+        this.ui.sessionId = this.session ? this.session.sessionId : null;
+        this.ui.topRow = this.visible.first;
+        this.ui.filter = this.filterValue;
+        this.ui.query = this.query;
+        this.ui.folded = this.folded.slice(0, 10_000);
+        this.ui.selection = [...this.selection.ids];
+      }
       this.api.setState(this.ui);
     }, SAVE_DELAY_MS);
   }

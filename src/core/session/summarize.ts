@@ -1,3 +1,4 @@
+import { isTextlessTurn, searchTextOverride } from "../tree/search-text";
 import type { EntrySummary } from "../tree/types";
 import { CHECKOUT_CUSTOM_TYPE, type ImageContent, type SessionEntry, type TextContent } from "./types";
 
@@ -82,12 +83,8 @@ export function summarizeEntry(entry: SessionEntry | Record<string, unknown>, li
         const text = blocksText(content);
         const tools = content.filter((b) => b && b.type === "toolCall").map((b) => str(b.name) ?? "tool");
         if (tools.length) summary.toolName = tools.join(", ");
-        if (m.stopReason === "error" || m.stopReason === "aborted") {
-          summary.isError = m.stopReason === "error";
-        } else if (tools.length && !text.trim()) {
-          // A turn that only calls tools: the "no tools" filter hides it with the tool results.
-          summary.toolOnly = true;
-        }
+        if (m.stopReason === "error") summary.isError = true;
+        if (isTextlessTurn(m)) summary.textless = true;
         const thinking = content.find((b) => b && b.type === "thinking");
         summary.preview = toPreview(
           text ||
@@ -150,5 +147,7 @@ export function summarizeEntry(entry: SessionEntry | Record<string, unknown>, li
     default:
       summary.preview = toPreview(`unknown entry type "${summary.type}"`);
   }
+  const searchText = searchTextOverride(e);
+  if (searchText !== undefined) summary.searchText = searchText;
   return summary;
 }

@@ -1,7 +1,11 @@
 import type { EntrySummary } from "./types";
 
-/** The tree filters, named as in the reference's tree selector. */
-export const FILTER_MODES = ["default", "no-tools", "user-only", "labeled-only", "all"] as const;
+/**
+ * The tree filters. The first five are Pi's tree selector's, with its names and exactly its
+ * selection (a differential test runs the reference's own selector against them). "everything" is
+ * Arbor's own: Pi's "all" plus the assistant turns without text that Pi hides in every mode.
+ */
+export const FILTER_MODES = ["default", "no-tools", "user-only", "labeled-only", "all", "everything"] as const;
 export type FilterMode = (typeof FILTER_MODES)[number];
 
 /** Human names for the filter picker. */
@@ -11,39 +15,49 @@ export const FILTER_MODE_NAMES: Readonly<Record<FilterMode, string>> = {
   "user-only": "User messages",
   "labeled-only": "Labelled only",
   all: "All entries",
+  everything: "Everything (also tool-call turns)",
 };
 
 export function isFilterMode(value: unknown): value is FilterMode {
   return typeof value === "string" && (FILTER_MODES as readonly string[]).includes(value);
 }
 
-/** Bookkeeping entries that never reach the model: hidden by every filter but "all" (and "labeled-only" when labelled). */
+/** Bookkeeping entries that never reach the model: hidden by "default" and "no-tools". */
 const SETTINGS_TYPES: ReadonlySet<string> = new Set(["label", "custom", "model_change", "thinking_level_change", "session_info"]);
 
 export function isSettingsEntry(entry: EntrySummary): boolean {
   return SETTINGS_TYPES.has(entry.type);
 }
 
-/** A toolResult message, or an assistant turn that only called tools. */
-export function isToolEntry(entry: EntrySummary): boolean {
-  if (entry.type !== "message") return false;
-  return entry.role === "toolResult" || (entry.role === "assistant" && entry.toolOnly === true);
+/** A tool result message: what "no-tools" hides besides the bookkeeping entries. */
+export function isToolResult(entry: EntrySummary): boolean {
+  return entry.type === "message" && entry.role === "toolResult";
+}
+
+/** Whether a filter's rules look at labels (a label change then changes what is shown). */
+export function filterUsesLabels(mode: FilterMode): boolean {
+  return mode === "labeled-only";
 }
 
 /**
- * Whether a filter shows an entry. Unknown entry types count as content (shown by default), so that
- * entries from a newer Pi are never silently invisible.
+ * Whether a filter shows an entry, Pi's rules: an assistant turn without text (only tool calls or
+ * thinking) is hidden in every mode but "everything", unless it is the current leaf (so that the
+ * position stays visible); then "default" hides bookkeeping entries, "no-tools" also tool results,
+ * "user-only" shows user messages only, "labeled-only" labelled entries only. Unknown entry types
+ * count as content, so entries from a newer Pi are never silently invisible.
  */
-export function passesFilter(entry: EntrySummary, mode: FilterMode, hasLabel: boolean): boolean {
+export function passesFilter(entry: EntrySummary, mode: FilterMode, hasLabel: boolean, isLeaf = false): boolean {
+  if (entry.textless === true && !isLeaf && mode !== "everything") return false;
   switch (mode) {
     case "all":
+    case "everything":
       return true;
     case "labeled-only":
       return hasLabel;
     case "user-only":
       return entry.type === "message" && entry.role === "user";
     case "no-tools":
-      return !isSettingsEntry(entry) && !isToolEntry(entry);
+      return !isSettingsEntry(entry) && !isToolResult(entry);
     case "default":
       return !isSettingsEntry(entry);
   }

@@ -11,6 +11,11 @@ export interface LayoutOptions {
   readonly folded: ReadonlySet<string>;
   /** Label text by target id. */
   readonly labels: ReadonlyMap<string, string>;
+  /**
+   * The id of the current leaf's node (a checkout marker resolved to the entry it stands for):
+   * Pi's filters show an assistant turn without text only while it is the leaf.
+   */
+  readonly leafId?: string | null;
 }
 
 /**
@@ -74,7 +79,7 @@ const NO_GROUP: SiblingGroup = { size: 0 };
 /** Whether the filter and the search let an entry through. */
 export function isShown(node: TreeNode, options: LayoutOptions): boolean {
   const id = node.summary.id;
-  if (!passesFilter(node.summary, options.filter, options.labels.has(id))) return false;
+  if (!passesFilter(node.summary, options.filter, options.labels.has(id), id === options.leafId)) return false;
   if (options.searchTokens.length === 0) return true;
   return matchesSearch(searchTextOf(node), options.labels.get(id), options.searchTokens);
 }

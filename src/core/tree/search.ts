@@ -1,27 +1,48 @@
 import type { EntrySummary } from "./types";
 
-/** Longest query honoured; the rest is ignored rather than making every keystroke slower. */
-const MAX_QUERY_LENGTH = 200;
-
-/** Splits a query into lower-case tokens; every token must match (in any order). */
+/**
+ * Splits a query into lower-case tokens, as Pi's tree search does: lower-case the whole query, split
+ * at white space; every token must match (in any order).
+ */
 export function parseSearchQuery(query: string): string[] {
-  return query.slice(0, MAX_QUERY_LENGTH).toLowerCase().split(/\s+/).filter((t) => t.length > 0);
+  return query.toLowerCase().split(/\s+/).filter((t) => t.length > 0);
+}
+
+/**
+ * Pi's search text for an entry as far as the summary's own fields give it (see
+ * `searchTextOverride`, which stores the text in the summary whenever they do not).
+ */
+export function derivedSearchText(entry: EntrySummary): string {
+  switch (entry.type) {
+    case "message":
+      return `${entry.role ?? ""} ${entry.preview}`;
+    case "custom_message":
+      return `${entry.customType ?? ""} ${entry.preview}`;
+    case "compaction":
+      return "compaction";
+    case "branch_summary":
+      return `branch summary ${entry.preview}`;
+    case "session_info":
+      return "title";
+    case "model_change":
+      return `model ${entry.modelId ?? ""}`;
+    case "thinking_level_change":
+      return `thinking ${entry.thinkingLevel ?? ""}`;
+    case "custom":
+      return `custom ${entry.customType ?? ""}`;
+    case "label":
+      return `label ${entry.label ?? ""}`;
+    default:
+      return "";
+  }
 }
 
 /**
  * The lower-case text a search looks at, label excluded (labels change without the entry changing,
- * so they are matched separately): the kind of entry, its preview and its names.
+ * so they are matched separately): exactly the words Pi's tree selector searches.
  */
 export function searchableText(entry: EntrySummary): string {
-  const parts: string[] = [entry.type];
-  if (entry.role) parts.push(entry.role);
-  parts.push(entry.preview);
-  for (const extra of [entry.customType, entry.toolName, entry.provider, entry.modelId, entry.thinkingLevel, entry.label]) {
-    if (extra) parts.push(extra);
-  }
-  if (entry.type === "compaction") parts.push("compaction");
-  if (entry.type === "branch_summary") parts.push("branch summary");
-  return parts.join(" ").toLowerCase();
+  return (entry.searchText ?? derivedSearchText(entry)).toLowerCase();
 }
 
 /**

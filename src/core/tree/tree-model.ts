@@ -64,6 +64,11 @@ export class TreeModel {
   private nameValue: string | null = null;
   private leafIdValue: string | null = null;
   private leafNode = NONE;
+  /**
+   * The leaf as the drawn rows know it: Pi's filters show an assistant turn without text only
+   * while it is the leaf, so what is drawn depends on it. Equal to leafNode except inside append.
+   */
+  private shownLeaf = NONE;
   private onPath = new Uint8Array(16);
   private searchTexts: (string | undefined)[] = [];
   private selected: string[] = [];
@@ -164,7 +169,8 @@ export class TreeModel {
       return;
     }
     this.ensurePerPosition();
-    if (!(labelsChanged && this.labelsMatter()) && this.rowsValue.appendNodes(result.added)) this.stats.fastAppends++;
+    const fast = !(labelsChanged && this.labelsMatter()) && this.followLeafInRows(this.resolveLeaf(leafId), result.added);
+    if (fast && this.rowsValue.appendNodes(result.added)) this.stats.fastAppends++;
     else this.rowsValue = this.layout();
     this.moveLeafTo(leafId);
     this.changed();
@@ -173,8 +179,14 @@ export class TreeModel {
 
   /** Moves the leaf (a checkout): costs the detour between the old and the new leaf, not a relayout. */
   moveLeaf(leafId: string | null): void {
+    const before = this.shownLeaf;
     this.moveLeafTo(leafId);
-    this.changed();
+    const after = this.shownLeaf;
+    // A turn without text is drawn only while it is the leaf: moving onto or off one redraws.
+    if (before !== after && (this.visibilityFollowsLeaf(before) || this.visibilityFollowsLeaf(after))) {
+      this.rowsValue = this.layout();
+      this.afterLayout();
+    } else this.changed();
   }
 
   /** Applies label changes; relays out only when the filter or the search looks at labels. */
@@ -304,11 +316,11 @@ export class TreeModel {
     const filter = this.filterValue;
     const tokens = this.tokens;
     const folded = this.foldedIds;
-    const everything = filter === "all" && tokens.length === 0;
+    const everything = filter === "everything" && tokens.length === 0;
     const shows = (i: number): boolean => {
       if (everything) return true;
       const e = index.summary(i);
-      if (!passesFilter(e, filter, labels.has(e.id))) return false;
+      if (!passesFilter(e, filter, labels.has(e.id), i === this.shownLeaf)) return false;
       if (tokens.length === 0) return true;
       let text = this.searchTexts[i];
       if (text === undefined) text = this.searchTexts[i] = searchableText(e);
@@ -324,9 +336,10 @@ export class TreeModel {
     this.spanMark = new Uint8Array(this.onPath.length);
     this.span = undefined;
     this.leafNode = NONE;
-    this.rowsValue = this.layout();
     this.leafIdValue = leafId;
     this.leafNode = this.resolveLeaf(leafId);
+    this.shownLeaf = this.leafNode;
+    this.rowsValue = this.layout();
     for (let n = this.leafNode; n !== NONE; n = this.indexValue.parent(n)) this.onPath[n] = 1;
     this.changed();
   }
@@ -378,6 +391,34 @@ export class TreeModel {
     for (const n of entering) this.onPath[n] = 1;
     this.leafIdValue = leafId;
     this.leafNode = leaf;
+    this.shownLeaf = leaf;
+  }
+
+  /** Whether being the leaf decides if the filter shows the entry at `i` (an assistant turn without text). */
+  private visibilityFollowsLeaf(i: number): boolean {
+    if (i === NONE || !this.indexValue.isNode(i)) return false;
+    const e = this.indexValue.summary(i);
+    if (e.textless !== true) return false;
+    const hasLabel = this.labelMap.has(e.id);
+    return passesFilter(e, this.filterValue, hasLabel, true) !== passesFilter(e, this.filterValue, hasLabel, false);
+  }
+
+  /**
+   * Before an append's nodes are placed, makes the drawn rows follow the leaf's move where that
+   * can be done in place: the old leaf, drawn only because it was the leaf, leaves the chain it
+   * ends (the usual tool-call turn followed by its result). Returns false when the rows must be
+   * laid out again instead (the new leaf is an older hidden turn, or removing the old one would
+   * change the shape); `shownLeaf` is the new leaf either way.
+   */
+  private followLeafInRows(newLeaf: number, added: readonly number[]): boolean {
+    const oldLeaf = this.shownLeaf;
+    this.shownLeaf = newLeaf;
+    if (oldLeaf === newLeaf) return true;
+    if (this.visibilityFollowsLeaf(oldLeaf) && this.rowsValue.isShown(oldLeaf)) {
+      const firstAdded = added.length > 0 ? Math.min(...added) : this.indexValue.size;
+      if (!this.rowsValue.hideChainEnd(oldLeaf, firstAdded)) return false;
+    }
+    return !(this.visibilityFollowsLeaf(newLeaf) && !added.includes(newLeaf));
   }
 
   private updateSpan(): void {

@@ -219,6 +219,38 @@ export class TreeRows {
     return true;
   }
 
+  /**
+   * Hides a shown node that ends a chain, in place: the previous leaf that only being the leaf
+   * showed. It must have no drawn children, no children placed before position `firstNew` (the
+   * nodes of an append not yet passed to appendNodes, whose hidden ancestors are resolved then),
+   * and a drawn parent with no other drawn child. Returns false, changing nothing, otherwise.
+   */
+  hideChainEnd(v: number, firstNew: number): boolean {
+    const index = this.index;
+    const dp = this.drawnParentArr[v];
+    if (this.shown[v] !== 1 || this.drawnChildren[v] !== 0 || dp === NONE || this.drawnChildren[dp] !== 1) return false;
+    for (let c = index.firstChild(v); c !== NONE; c = index.nextSibling(c)) if (c < firstNew) return false;
+    this.shown[v] = 0;
+    this.up[v] = dp;
+    this.drawnChildren[dp] = 0;
+    const g = this.groupOf[v];
+    if (g === TOP) this.topSize--;
+    else this.groupSize[g]--;
+    const at = this.rowOfArr[v];
+    this.rowOfArr[v] = -1;
+    if (at < 0) return true;
+    const rows = this.rowNodeArr;
+    const count = this.countValue;
+    rows.copyWithin(at, at + 1, count);
+    this.countValue = count - 1;
+    for (let r = at; r < count - 1; r++) {
+      const n = rows[r];
+      this.rowOfArr[n] = r;
+      if (this.groupOf[n] === g) this.posArr[n]--;
+    }
+    return true;
+  }
+
   /** Places `v`, the only drawn child of the drawn leaf `anc`, on the row after it. */
   private insertAfter(anc: number, v: number): void {
     const g = this.groupOf[anc];

@@ -24,10 +24,15 @@ export interface EntrySummary {
   /** toolResult messages and assistant messages that ended in error */
   isError?: boolean;
   /**
-   * Assistant messages whose content is only tool calls (no non-blank text) and that ended neither in
-   * error nor aborted: the "no-tools" filter hides them. Absent is read as false.
+   * Assistant messages with no visible text that ended normally (stop, toolUse, no stop reason):
+   * Pi's tree hides them in every filter unless they are the current leaf. Absent is read as false.
    */
-  toolOnly?: boolean;
+  textless?: boolean;
+  /**
+   * The text Pi's tree search reads (label excluded), when the other fields do not give the same
+   * words (see `searchTextOverride` and `derivedSearchText`). Not lower-cased.
+   */
+  searchText?: string;
   /** compaction */
   tokensBefore?: number;
   /** compaction */

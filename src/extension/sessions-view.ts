@@ -6,30 +6,14 @@ import { DisposableStore, MutableDisposable } from "../core/util/disposable";
 import { watchFolder } from "../core/util/folder-watch";
 import { formatAge } from "../core/util/format-age";
 import type { SessionHost, SessionLocation } from "./session-host";
+import { mergeRows, nestForks, nodesFor, type SessionNode } from "./session-rows";
 
-/** One row of the Sessions view: a session, with the sessions forked from it nested below. */
-export interface SessionNode {
-  info: SessionInfo;
-  forks: SessionNode[];
-}
+export { nestForks, type SessionNode } from "./session-rows";
 
 /** The title of a session: its name, else its first message on one line. */
 export function sessionTitle(info: Pick<SessionInfo, "name" | "firstMessage">): string {
   const text = (info.name ?? info.firstMessage).replace(/\s+/g, " ").trim();
   return text.length > 80 ? `${text.slice(0, 79)}…` : text || "(empty session)";
-}
-
-/** Nests each fork under its parent session when the parent is listed too; keeps newest-first order. */
-export function nestForks(list: SessionInfo[]): SessionNode[] {
-  const nodes = new Map(list.map((info) => [info.path, { info, forks: [] as SessionNode[] }]));
-  const roots: SessionNode[] = [];
-  for (const info of list) {
-    const node = nodes.get(info.path)!;
-    const parent = info.parentSessionPath ? nodes.get(info.parentSessionPath) : undefined;
-    if (parent && parent !== node) parent.forks.push(node);
-    else roots.push(node);
-  }
-  return roots;
 }
 
 /** Whether a session matches a search over its name, first message and labels. */
@@ -44,12 +28,20 @@ export function matchesQuery(info: SessionInfo, query: string): boolean {
  * files appear, change or go away, including ones Pi writes from a terminal.
  */
 export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<SessionNode | undefined>();
+  private readonly changed = new vscode.EventEmitter<SessionNode | SessionNode[] | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly disposables = new DisposableStore();
   private readonly watcher = new MutableDisposable<{ dispose(): void }>();
+  /** The rows VS Code was last given (the node objects it knows the rows by). */
   private roots: SessionNode[] | undefined;
   private loading: Promise<SessionNode[]> | undefined;
+  /** Bumped whenever the rows are dropped, so that an update started before finds out. */
+  private generation = 0;
+  /** The session file the rows last marked as open here. */
+  private drawnCurrent: string | undefined;
+  private updating: Promise<void> | undefined;
+  private updateAgain = false;
+  private refreshTimer: NodeJS.Timeout | undefined;
   private allWorkspaces = false;
   private query = "";
   readonly view: vscode.TreeView<SessionNode>;
@@ -75,20 +67,20 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
     this.allWorkspaces = on;
     void this.updateContext();
     this.rewatch();
-    this.refresh();
+    this.redrawAll();
   }
 
   setQuery(query: string): void {
     this.query = query.trim();
     this.view.message = this.query ? `Sessions matching "${this.query}"` : undefined;
     void this.updateContext();
-    this.refresh();
+    this.redrawAll();
   }
 
   /** Settings changed: look in the right folder again. */
   relocate(): void {
     this.rewatch();
-    this.refresh();
+    this.redrawAll();
   }
 
   private async updateContext(): Promise<void> {
@@ -102,32 +94,98 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
     this.watcher.value = watchFolder(dir, () => this.refresh(), { recursive: this.allWorkspaces });
   }
 
-  private refreshTimer: NodeJS.Timeout | undefined;
-
-  /**
-   * Lists the sessions again. Bursts (a session being written, a folder changing) are coalesced
-   * into one redraw a moment after the last change, so the list stays clickable while Pi writes.
-   */
-  refresh(immediately = false): void {
+  /** A different list (another folder, a search): every row is drawn again. */
+  private redrawAll(): void {
     if (this.refreshTimer) clearTimeout(this.refreshTimer);
     this.refreshTimer = undefined;
-    const run = () => {
+    this.generation++;
+    this.roots = undefined;
+    this.loading = undefined;
+    this.changed.fire(undefined);
+  }
+
+  /**
+   * Lists the sessions again and redraws only the rows that changed (all of them only when rows
+   * come, go or move). Changes are taken at most every quarter second while a session is being
+   * written, so the list keeps up with Pi writing in a terminal without redrawing on every line.
+   */
+  refresh(immediately = false): void {
+    if (immediately) {
+      if (this.refreshTimer) clearTimeout(this.refreshTimer);
       this.refreshTimer = undefined;
-      this.roots = undefined;
+      this.startUpdate();
+    } else {
+      this.refreshTimer ??= setTimeout(() => {
+        this.refreshTimer = undefined;
+        this.startUpdate();
+      }, 250);
+    }
+  }
+
+  private startUpdate(): void {
+    if (this.updating) {
+      this.updateAgain = true;
+      return;
+    }
+    this.updating = this.update()
+      .catch((err: unknown) => this.log.error(`updating the Sessions view: ${(err as Error).message}`))
+      .finally(() => {
+        this.updating = undefined;
+        if (this.updateAgain) {
+          this.updateAgain = false;
+          this.startUpdate();
+        }
+      });
+  }
+
+  private async update(): Promise<void> {
+    const shown = this.roots;
+    if (!shown) {
+      // Nothing drawn yet, or a listing under way that may predate this change: list afresh when
+      // VS Code asks for the rows.
+      this.generation++;
       this.loading = undefined;
       this.changed.fire(undefined);
-    };
-    if (immediately) run();
-    else this.refreshTimer = setTimeout(run, 250);
+      return;
+    }
+    const generation = this.generation;
+    const next = await this.load();
+    if (generation !== this.generation || shown !== this.roots) return;
+    const current = this.host.current?.getSessionFile() ?? undefined;
+    const merged = mergeRows(shown, next);
+    if (merged.kind === "reshaped") {
+      this.roots = merged.roots;
+      this.drawnCurrent = current;
+      this.changed.fire(undefined);
+      return;
+    }
+    const redraw = new Set(merged.changed);
+    if (current !== this.drawnCurrent) {
+      const paths = new Set([current, this.drawnCurrent].filter((p): p is string => p !== undefined));
+      for (const node of nodesFor(shown, paths)) redraw.add(node);
+      this.drawnCurrent = current;
+    }
+    if (redraw.size) this.changed.fire([...redraw]);
   }
 
   /** The sessions as listed now (loads them if needed). */
   async list(): Promise<SessionNode[]> {
     if (this.roots) return this.roots;
-    this.loading ??= this.load();
+    if (!this.loading) {
+      const generation = this.generation;
+      const loading = this.load().then((roots) => {
+        if (generation === this.generation) {
+          this.roots = roots;
+          this.drawnCurrent = this.host.current?.getSessionFile() ?? undefined;
+        }
+        return roots;
+      });
+      this.loading = loading;
+    }
     return this.loading;
   }
 
+  /** A fresh listing, searched and nested (the rows shown are left alone). */
   private async load(): Promise<SessionNode[]> {
     const loc = this.location();
     let infos: SessionInfo[];
@@ -138,10 +196,8 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
       infos = [];
     }
     if (this.query) infos = infos.filter((i) => matchesQuery(i, this.query));
-    const roots = this.query ? infos.map((info) => ({ info, forks: [] })) : nestForks(infos);
-    this.roots = roots;
     await vscode.commands.executeCommand("setContext", "arbor.hasSessions", infos.length > 0);
-    return roots;
+    return this.query ? infos.map((info) => ({ info, forks: [] })) : nestForks(infos);
   }
 
   async getChildren(element?: SessionNode): Promise<SessionNode[]> {

@@ -83,6 +83,28 @@ function appendFromAnotherProcess(file: string, text: string): Promise<string> {
   });
 }
 
+/** Another process that appends a user message to `file` with the reference every `everyMs`. */
+function appendContinuously(file: string, everyMs: number): { appended(): number; stop(): Promise<void> } {
+  const script = [
+    `const { SessionManager } = await import("@mariozechner/pi-coding-agent");`,
+    `const [file, every] = process.argv.slice(1);`,
+    `const session = SessionManager.open(file);`,
+    `let n = 0;`,
+    `setInterval(() => { session.appendMessage({ role: "user", content: "tick " + ++n, timestamp: Date.now() }); process.stdout.write(n + "\\n"); }, Number(every));`,
+  ].join("\n");
+  const child = spawn(process.execPath, ["--input-type=module", "-e", script, file, String(everyMs)], { cwd: repoRoot, stdio: ["ignore", "pipe", "inherit"] });
+  let count = 0;
+  child.stdout.on("data", (chunk: Buffer) => (count += chunk.toString().split("\n").filter(Boolean).length));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return {
+    appended: () => count,
+    stop: async () => {
+      child.kill();
+      await exited;
+    },
+  };
+}
+
 describe("Arbor's views in a real VS Code (e2e)", function () {
   this.timeout(120_000);
   let scratch: { readonly path: string; dispose(): void };
@@ -338,6 +360,28 @@ describe("Arbor's views in a real VS Code (e2e)", function () {
     await forkRow.hover();
     await forkRow.locator(".actions").getByRole("button", { name: "Rename", exact: true }).waitFor({ state: "visible" });
     assert.equal(await forkRow.locator(".actions").getByRole("button", { name: "Resume", exact: true }).count(), 0);
+  });
+
+  it("resumes a session with one click while another process appends to a session file every 50 ms", async () => {
+    await showSession(samples.mainName);
+    const sessions = workbench().viewPane("Sessions");
+    const writtenTitle = "Add a --json flag to the ls command.";
+    const writer = appendContinuously(samples.linearFile, 50);
+    try {
+      // The session being written moves to the top once (newest first); after that only its own
+      // row changes while the appends go on.
+      await waitUntil("the session being written to lead the list", async () =>
+        ((await sessions.locator(".monaco-list-row").first().textContent()) ?? "").includes(writtenTitle));
+      const before = writer.appended();
+      await waitUntil("more appends", () => writer.appended() >= before + 10);
+      // One click, no retry: resumeSessionFromList clicks once and then only waits.
+      await resumeSessionFromList(workbench(), samples.forkName);
+      assert.ok(writer.appended() > before + 10, "the other process kept appending around the click");
+    } finally {
+      await writer.stop();
+    }
+    const forkEntries = readEntries(samples.forkFile);
+    await waitUntil("the fork's entry count in the status line", async () => (await treeStatus(tree())).total === forkEntries.length);
   });
 
   it("renders markup in a session's texts, label and name as inert text in the real webview", async () => {

@@ -134,39 +134,23 @@ export async function waitForCurrentSessionRow(workbench: Workbench, title: stri
 }
 
 /**
- * Resumes a session by clicking its row in the Sessions view and waits until the Conversation Tree
- * shows it and the list marks it as open.
+ * Resumes a session by clicking its row in the Sessions view once, as a user does, and waits until
+ * the Conversation Tree shows it and the list marks it as open.
  */
 export async function resumeSessionFromList(workbench: Workbench, title: string, timeoutMs = defaultUiTimeoutMs): Promise<void> {
-  await clickUntilTreeShows(workbench, title, () => sessionRow(workbench, title).click({ timeout: timeoutMs }), timeoutMs);
+  await sessionRow(workbench, title).click({ timeout: timeoutMs });
+  await waitForResumed(workbench, title, timeoutMs);
 }
 
-/** Resumes a session with its row's inline Resume action (shown on hover), and waits as above. */
+/** Resumes a session with its row's inline Resume action (shown on hover), clicked once; waits as above. */
 export async function resumeSessionInline(workbench: Workbench, title: string, timeoutMs = defaultUiTimeoutMs): Promise<void> {
-  await clickUntilTreeShows(workbench, title, () => clickSessionInlineAction(workbench, title, "Resume", timeoutMs), timeoutMs);
+  await clickSessionInlineAction(workbench, title, "Resume", timeoutMs);
+  await waitForResumed(workbench, title, timeoutMs);
 }
 
-/**
- * Clicks until the tree shows the session `title`, then waits for the list to mark it as open.
- * The Sessions view redraws all its rows after every change in its folder and every appended
- * message, and a click that lands across a redraw is lost: pressed on a row or button that is
- * replaced before the release, or on a row whose command the workbench has just unregistered
- * ("Actual command not found" in the browser console). A user then clicks again; so does this.
- */
-async function clickUntilTreeShows(workbench: Workbench, title: string, click: () => Promise<void>, timeoutMs: number): Promise<void> {
-  const tree = conversationTree(workbench);
-  const attempts = 3;
-  for (let attempt = 1; ; attempt++) {
-    // A slow switch may have landed after all: clicking again could hit a button that has gone.
-    if (attempt > 1 && (await tree.locator(".session-name").textContent()) === title) break;
-    await click();
-    try {
-      await waitForTreeSession(tree, title, attempt < attempts ? 5_000 : timeoutMs);
-      break;
-    } catch (error) {
-      if (attempt >= attempts) throw error;
-    }
-  }
+/** Waits until the tree shows the session `title` and the Sessions view marks it as open. */
+async function waitForResumed(workbench: Workbench, title: string, timeoutMs: number): Promise<void> {
+  await waitForTreeSession(conversationTree(workbench), title, timeoutMs);
   await waitForCurrentSessionRow(workbench, title, timeoutMs);
 }
 

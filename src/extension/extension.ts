@@ -161,7 +161,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   context.subscriptions.push(piExtensions.onDidChangeCommands(() => chat.postCommands()));
   context.subscriptions.push(...registerCommands({ host, secrets: context.secrets, sessions, tree, settings: () => settings, summarizer: () => summarizer, log, editText }));
   context.subscriptions.push(registerExportCommand(host, context.extensionUri, context.extension.packageJSON.version as string, log));
-  context.subscriptions.push(new StatusBar(host, () => chat.title()), new WriteNotices(host, log));
+  context.subscriptions.push(new StatusBar(host), new WriteNotices(host, log));
   context.subscriptions.push(restoreLastSession(host, context.workspaceState, log));
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {

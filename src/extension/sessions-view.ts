@@ -2,6 +2,7 @@ import * as vscode from "vscode";
 import { resolveSessionsRoot, sessionDirForCwd } from "../core/session/paths";
 import type { SessionInfo } from "../core/session/session-list";
 import { SessionManager } from "../core/session/session-manager";
+import { sessionTitle } from "../core/session/title";
 import { DisposableStore, MutableDisposable } from "../core/util/disposable";
 import { watchFolder } from "../core/util/folder-watch";
 import { formatAge } from "../core/util/format-age";
@@ -10,11 +11,7 @@ import { mergeRows, nestForks, nodesFor, type SessionNode } from "./session-rows
 
 export { nestForks, type SessionNode } from "./session-rows";
 
-/** The title of a session: its name, else its first message on one line. */
-export function sessionTitle(info: Pick<SessionInfo, "name" | "firstMessage">): string {
-  const text = (info.name ?? info.firstMessage).replace(/\s+/g, " ").trim();
-  return text.length > 80 ? `${text.slice(0, 79)}…` : text || "(empty session)";
-}
+export { sessionTitle } from "../core/session/title";
 
 /** Whether a session matches a search over its name, first message and labels. */
 export function matchesQuery(info: SessionInfo, query: string): boolean {

@@ -1,4 +1,5 @@
 import * as vscode from "vscode";
+import { openSessionTitle } from "../core/session/title";
 import { DisposableStore } from "../core/util/disposable";
 import type { SessionHost } from "./session-host";
 
@@ -15,10 +16,7 @@ export class StatusBar implements vscode.Disposable {
   private readonly disposables = new DisposableStore();
   private readonly binding = new DisposableStore();
 
-  constructor(
-    private readonly host: SessionHost,
-    private readonly title: () => string | undefined,
-  ) {
+  constructor(private readonly host: SessionHost) {
     this.item.name = "Arbor Session";
     this.item.command = "arbor.openChat";
     this.disposables.add(host.onDidChangeSession(() => this.rebind()));
@@ -47,7 +45,7 @@ export class StatusBar implements vscode.Disposable {
       this.item.hide();
       return;
     }
-    const name = this.title() ?? sm.getSessionName() ?? "New session";
+    const name = openSessionTitle(sm);
     const model = session.getModel();
     let usage: { tokens: number | null; contextWindow: number; percent: number | null } | undefined;
     try {

@@ -7,6 +7,7 @@ import { LIMITS, type HostToWebviewMessage, type ReadOnlyNotice, type WebviewToH
 import type { SessionData } from "../core/tree/tree-model";
 import { entryDetailsOf, sessionDataOf } from "./tree-session-data";
 import { TreeHub } from "../protocol/tree-host";
+import { openSessionTitle } from "../core/session/title";
 import type { SessionHost } from "./session-host";
 import { TreeEditorPanel } from "./tree-editor-panel";
 import { connectTreeWebview, treeHtml, treeWebviewOptions, type TreeRecorder } from "./tree-webview";
@@ -41,9 +42,9 @@ function markUnsaved(sm: SessionManager, data: SessionData): SessionData {
   return { ...data, entries: data.entries.map((e) => (unsaved.has(e.id) ? { ...e, unsaved: true } : e)) };
 }
 
-/** The line above the tree. */
+/** The line above the tree: the session's title by the rule every surface uses (its name, else its first message). */
 function titleOf(sm: SessionManager): string {
-  return sm.getSessionName() ?? "Untitled session";
+  return openSessionTitle(sm);
 }
 
 /**
@@ -59,6 +60,8 @@ export class TreeViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private readonly viewDisposables = new DisposableStore();
   private readonly editors: TreeEditorPanel;
   /** With `record` (Arbor's own extension-host tests): the last message of each type posted to a tree webview. */
+  /** The title last given to the trees (see updateTitle). */
+  private shownTitle = "";
   readonly lastPosted = new Map<HostToWebviewMessage["type"], HostToWebviewMessage>();
   /** With `record`: the last message of each type a tree webview sent. */
   readonly lastReceived = new Map<string, WebviewToHostMessage>();
@@ -167,7 +170,8 @@ export class TreeViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private showCurrent(): void {
     const sm = this.host.current;
     const started = Date.now();
-    this.hub.showSession(sm ? markUnsaved(sm, sessionDataOf(sm)) : null, sm ? titleOf(sm) : "", readOnlyNotice(sm));
+    this.shownTitle = sm ? titleOf(sm) : "";
+    this.hub.showSession(sm ? markUnsaved(sm, sessionDataOf(sm)) : null, this.shownTitle, readOnlyNotice(sm));
     if (sm) this.log.info(`tree: ${sm.getEntryCount()} entries laid out in ${Date.now() - started} ms`);
   }
 
@@ -176,6 +180,8 @@ export class TreeViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     if (!sm) return;
     switch (change.kind) {
       case "entries":
+        // The first user message of an unnamed session gives it its title.
+        if (sm.getSessionName() === undefined && change.entries.some((e) => e.type === "message")) this.updateTitle(sm);
         this.hub.append(change.entries, sm.getLeafId());
         break;
       case "leaf":
@@ -185,7 +191,7 @@ export class TreeViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         this.hub.changeLabels(change.labels.map((l) => ({ targetId: l.targetId, label: l.label ?? null })));
         break;
       case "name":
-        this.hub.setTitle(titleOf(sm));
+        this.updateTitle(sm);
         break;
       case "read-only":
         this.hub.setReadOnly(readOnlyNotice(sm));
@@ -200,6 +206,14 @@ export class TreeViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       default:
         break;
     }
+  }
+
+  /** Gives the trees the session's title when it differs from the one they show. */
+  private updateTitle(sm: SessionManager): void {
+    const title = titleOf(sm);
+    if (title === this.shownTitle) return;
+    this.shownTitle = title;
+    this.hub.setTitle(title);
   }
 
   dispose(): void {

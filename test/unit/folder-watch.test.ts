@@ -28,6 +28,23 @@ describe("watchFolder", () => {
     }
   });
 
+  it("keeps reporting while a file is appended to without pause (a debounce would wait for the end)", async () => {
+    let calls = 0;
+    const w = watchFolder(tmp.dir, () => calls++, { debounceMs: 1000, pollMs: 60_000 });
+    const file = join(tmp.dir, "busy.jsonl");
+    writeFileSync(file, "{}\n");
+    const writer = setInterval(() => appendFileSync(file, "{}\n"), 10);
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      const before = calls;
+      // The writer never stops before this holds: each report came while it kept appending.
+      await waitFor(() => calls >= before + 3, "reports during the appends", 20_000);
+    } finally {
+      clearInterval(writer);
+      w.dispose();
+    }
+  });
+
   it("starts following a folder that does not exist yet", async () => {
     const dir = join(tmp.dir, "later");
     let calls = 0;

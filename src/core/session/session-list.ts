@@ -85,6 +85,15 @@ async function readIndex(path: string | undefined): Promise<IndexFile> {
   return { version: INDEX_VERSION, files: {} };
 }
 
+/** The listing's `firstMessage` for a session without a user message (Pi lists the same). */
+export const NO_MESSAGES = "(no messages)";
+
+/** A user message's text as the listing reads it for `firstMessage` (its text blocks, joined). */
+export function userMessageText(message: unknown): string {
+  const m = message as { role?: unknown; content?: unknown } | undefined;
+  return m && m.role === "user" && "content" in m ? textOf(m.content) : "";
+}
+
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
@@ -350,7 +359,7 @@ function toInfo(path: string, state: ScanState, size: number, mtimeMs: number): 
     created: new Date(state.created),
     modified,
     messageCount: state.messageCount,
-    firstMessage: state.firstMessage || "(no messages)",
+    firstMessage: state.firstMessage || NO_MESSAGES,
     labels: Object.values(state.labels),
     badLines: state.badLines,
     size,

@@ -2,8 +2,10 @@ import { watch, promises as fs, type FSWatcher } from "node:fs";
 import type { Disposable } from "./disposable";
 
 /**
- * Calls `onChange` (debounced) when files appear, change or go away in a folder, also when the
- * folder itself does not exist yet. Falls back to a slow poll of the folder's listing where file
+ * Calls `onChange` when files appear, change or go away in a folder, also when the folder itself
+ * does not exist yet: once a moment (debounceMs) after the first change of a burst, and so at most
+ * once per moment while a file keeps changing (a plain debounce would wait for a writer that
+ * appends every 50 ms to stop). Falls back to a slow poll of the folder's listing where file
  * watching is unavailable or misses events (network drives, containers).
  */
 export function watchFolder(dir: string, onChange: () => void, opts: { recursive?: boolean; debounceMs?: number; pollMs?: number } = {}): Disposable {
@@ -12,9 +14,11 @@ export function watchFolder(dir: string, onChange: () => void, opts: { recursive
   let disposed = false;
   let signature = "";
   const fire = () => {
-    if (disposed) return;
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(onChange, opts.debounceMs ?? 250);
+    if (disposed || timer) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      onChange();
+    }, opts.debounceMs ?? 250);
   };
   const arm = () => {
     if (watcher || disposed) return;

@@ -152,7 +152,7 @@ export class ChatController implements vscode.Disposable {
     const session = this.session;
     if (!session) return null;
     const sm: SessionManager = session.sessionManager;
-    return { sessionId: sm.getSessionId(), title: chatSessionTitle(sm, sm.getSessionName() === undefined ? this.transcript.firstUserText() : undefined), readOnly: sm.getReadOnlyReason() ?? null, restriction: this.actions.restriction() };
+    return { sessionId: sm.getSessionId(), title: chatSessionTitle(sm), readOnly: sm.getReadOnlyReason() ?? null, restriction: this.actions.restriction() };
   }
 
   private contextUse(): ContextUse | null {

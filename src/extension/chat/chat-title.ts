@@ -1,8 +1,7 @@
-import type { SessionManager } from "../../core/session/session-manager";
-import { sessionTitle } from "../sessions-view";
+import type { SessionReader } from "../../core/session/session-reader";
+import { openSessionTitle } from "../../core/session/title";
 
-/** The chat's title for a session: the same rule as the Sessions view (name, else first message). */
-export function chatSessionTitle(sm: SessionManager, firstUserText: string | undefined): string {
-  const title = sessionTitle({ name: sm.getSessionName(), firstMessage: firstUserText ?? "" });
-  return title === "(empty session)" ? "New session" : title;
+/** The chat's title for a session: the one title rule of every surface (src/core/session/title.ts). */
+export function chatSessionTitle(sm: SessionReader): string {
+  return openSessionTitle(sm);
 }

@@ -83,16 +83,26 @@ function appendFromAnotherProcess(file: string, text: string): Promise<string> {
   });
 }
 
-/** Another process that appends a user message to `file` with the reference every `everyMs`. */
+/**
+ * Another process that appends a user message to `file` every `everyMs`, each a child of the last
+ * line, as Pi's writer lays them out (plain Node: loading the reference takes seconds on a busy machine).
+ */
 function appendContinuously(file: string, everyMs: number): { appended(): number; stop(): Promise<void> } {
   const script = [
-    `const { SessionManager } = await import("@mariozechner/pi-coding-agent");`,
+    `const { appendFileSync, readFileSync } = require("node:fs");`,
+    `const { randomBytes } = require("node:crypto");`,
     `const [file, every] = process.argv.slice(1);`,
-    `const session = SessionManager.open(file);`,
+    `let parentId = JSON.parse(readFileSync(file, "utf8").trim().split("\\n").pop()).id;`,
     `let n = 0;`,
-    `setInterval(() => { session.appendMessage({ role: "user", content: "tick " + ++n, timestamp: Date.now() }); process.stdout.write(n + "\\n"); }, Number(every));`,
+    `setInterval(() => {`,
+    `  const id = randomBytes(4).toString("hex");`,
+    `  const now = Date.now();`,
+    `  appendFileSync(file, JSON.stringify({ type: "message", id, parentId, timestamp: new Date(now).toISOString(), message: { role: "user", content: "tick " + ++n, timestamp: now } }) + "\\n");`,
+    `  parentId = id;`,
+    `  process.stdout.write(n + "\\n");`,
+    `}, Number(every));`,
   ].join("\n");
-  const child = spawn(process.execPath, ["--input-type=module", "-e", script, file, String(everyMs)], { cwd: repoRoot, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["-e", script, file, String(everyMs)], { stdio: ["ignore", "pipe", "inherit"] });
   let count = 0;
   child.stdout.on("data", (chunk: Buffer) => (count += chunk.toString().split("\n").filter(Boolean).length));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -370,8 +380,9 @@ describe("Arbor's views in a real VS Code (e2e)", function () {
     try {
       // The session being written moves to the top once (newest first); after that only its own
       // row changes while the appends go on.
+      await waitUntil("the other process's first append", () => writer.appended() > 0, 60_000);
       await waitUntil("the session being written to lead the list", async () =>
-        ((await sessions.locator(".monaco-list-row").first().textContent()) ?? "").includes(writtenTitle));
+        ((await sessions.locator(".monaco-list-row").first().textContent()) ?? "").includes(writtenTitle), 60_000);
       const before = writer.appended();
       await waitUntil("more appends", () => writer.appended() >= before + 10);
       // One click, no retry: resumeSessionFromList clicks once and then only waits.

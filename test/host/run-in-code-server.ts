@@ -15,7 +15,7 @@ import { launchChromium } from "../e2e/harness/browser";
 import { repoRoot } from "../e2e/harness/paths";
 import { createSandbox } from "../e2e/harness/sandbox";
 import { installVsix, startVscodeServer } from "../e2e/harness/servers";
-import { createSampleSessions } from "../support/sample-sessions";
+import { prepareHostFixture } from "./host-fixture";
 
 /** Options for {@link runHostTestsInCodeServer}. */
 export interface HostTestRunOptions {
@@ -56,18 +56,13 @@ export async function runHostTestsInCodeServer(options: HostTestRunOptions): Pro
   const sandbox = createSandbox(untrusted ? "host-untrusted" : "host", untrusted ? { settings: { "security.workspace.trust.enabled": true, "security.workspace.trust.startupPrompt": "never" } } : {});
   const cleanups: (() => Promise<void> | void)[] = [() => sandbox.dispose()];
   try {
-    const workspace = join(sandbox.root, "workspace");
-    const agentDir = join(sandbox.root, "agent");
-    mkdirSync(workspace, { recursive: true });
-    writeFileSync(join(workspace, "README.md"), "# Arbor host-test workspace\n");
+    const { workspace, env } = await prepareHostFixture(sandbox.root);
     if (untrusted) {
       mkdirSync(join(workspace, ".vscode"));
       writeFileSync(join(workspace, ".vscode/settings.json"), JSON.stringify(untrusted, null, 2));
     }
-    const samplesFile = join(sandbox.root, "sample-sessions.json");
-    writeFileSync(samplesFile, JSON.stringify(await createSampleSessions({ agentDir, cwd: workspace }), null, 2));
     // The server, and so the extension host, inherits these.
-    Object.assign(sandbox.env, { PI_CODING_AGENT_DIR: agentDir, ARBOR_HOST_WORKSPACE: workspace, ARBOR_SAMPLE_SESSIONS: samplesFile, ARBOR_TEST_HOOKS: "1" });
+    Object.assign(sandbox.env, env);
     for (const folder of options.fixtureExtensions ?? []) installVsix(sandbox, packFixture(folder, sandbox.root));
     const server = await startVscodeServer(sandbox, { workspaceTrust: untrusted !== undefined, ...(options.verbose ? { echo: (line: string) => log(`[server] ${line}`) } : {}) });
     cleanups.push(() => server.stop());

@@ -55,6 +55,11 @@ export interface ArborApi extends CoreArborApi {
     readonly logUri: vscode.Uri;
     /** Arbor's open quick pick as the workbench reports it (tests accept once the item they want is active). */
     readonly quickPicks: typeof quickPickReports;
+    readonly sessions: SessionsView;
+    readonly statusBar: StatusBar;
+    readonly secrets: vscode.SecretStorage;
+    /** The extension's global storage folder (a test checks that no secret lands there). */
+    readonly globalStorage: string;
   };
 }
 
@@ -161,7 +166,8 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   context.subscriptions.push(piExtensions.onDidChangeCommands(() => chat.postCommands()));
   context.subscriptions.push(...registerCommands({ host, secrets: context.secrets, sessions, tree, settings: () => settings, summarizer: () => summarizer, log, editText }));
   context.subscriptions.push(registerExportCommand(host, context.extensionUri, context.extension.packageJSON.version as string, log));
-  context.subscriptions.push(new StatusBar(host), new WriteNotices(host, log));
+  const statusBar = new StatusBar(host);
+  context.subscriptions.push(statusBar, new WriteNotices(host, log));
   context.subscriptions.push(restoreLastSession(host, context.workspaceState, log));
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
@@ -196,7 +202,9 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     ...core,
     version: context.extension.packageJSON.version as string,
     onDidChangeSession: host.onDidChangeSession,
-    ...(process.env.ARBOR_TEST_HOOKS === "1" ? { testing: testHooks(host, tree, chat, approvals, piExtensions, models, context.logUri) } : {}),
+    ...(process.env.ARBOR_TEST_HOOKS === "1"
+      ? { testing: testHooks(host, tree, chat, approvals, piExtensions, models, context.logUri, { sessions, statusBar, secrets: context.secrets, globalStorage: context.globalStorageUri.fsPath }) }
+      : {}),
   };
 }
 
@@ -209,8 +217,10 @@ function testHooks(
   piExtensions: PiExtensions,
   models: ModelService,
   logUri: vscode.Uri,
+  surfaces: Pick<NonNullable<ArborApi["testing"]>, "sessions" | "statusBar" | "secrets" | "globalStorage">,
 ): NonNullable<ArborApi["testing"]> {
   return {
+    ...surfaces,
     get currentSession() {
       return host.current;
     },

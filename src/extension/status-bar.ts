@@ -24,6 +24,11 @@ export class StatusBar implements vscode.Disposable {
     this.rebind();
   }
 
+  /** What the item says now (for Arbor's own extension-host tests). */
+  get text(): string {
+    return this.item.text;
+  }
+
   private rebind(): void {
     this.binding.clear();
     const session = this.host.session;

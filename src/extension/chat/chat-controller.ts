@@ -180,6 +180,11 @@ export class ChatController implements vscode.Disposable {
     return this.inputText;
   }
 
+  /** Whether a chat (the side view or an editor tab) is showing. */
+  get anyVisible(): boolean {
+    return [...this.surfaces].some((s) => s.visible);
+  }
+
   /** Puts text in the chat input of every open chat (a checkout of a user message). */
   setInput(text: string): void {
     this.inputText = text;

@@ -5,6 +5,7 @@
  */
 import { strict as assert } from "node:assert";
 import * as vscode from "vscode";
+import { until } from "./host-helpers";
 
 interface Manifest {
   name: string;
@@ -50,9 +51,20 @@ describe("Arbor in the extension host", () => {
   });
 
   it("can focus every view its manifest contributes", async () => {
-    await findArbor().activate();
+    const api = await findArbor().activate();
     const views = Object.values((findArbor().packageJSON as Manifest).contributes?.views ?? {}).flat();
-    for (const view of views) await vscode.commands.executeCommand(`${view.id}.focus`);
+    assert.deepEqual(views.map((v) => v.id), ["arbor.sessions", "arbor.conversationTree", "arbor.chat"]);
+    const testing = (api as { testing?: { sessions: { view: { visible: boolean } }; tree: { isVisible: boolean }; chat: { readonly anyVisible: boolean } } }).testing;
+    assert.ok(testing, "the runner sets ARBOR_TEST_HOOKS=1");
+    const shown: Record<string, () => boolean> = {
+      "arbor.sessions": () => testing.sessions.view.visible,
+      "arbor.conversationTree": () => testing.tree.isVisible,
+      "arbor.chat": () => testing.chat.anyVisible,
+    };
+    for (const view of views) {
+      await vscode.commands.executeCommand(`${view.id}.focus`);
+      await until(shown[view.id]!, `${view.id} to show after its focus command`);
+    }
   });
 
   it("opened the workspace folder the runner asked for", () => {

@@ -12,6 +12,9 @@ Usage:
   arbor context FILE [--leaf ID] [--llm]
   arbor label FILE ID TEXT | arbor label FILE ID --clear
   arbor fork FILE ID
+  arbor checkout FILE ID [--json]
+      moves the leaf to the entry as a click in the tree does (a user message: to its parent,
+      printing the message's text); refused while another process holds the session
   arbor check FILE [--json]
   arbor export FILE [--leaf ID] [--format html|md] [--out PATH]
       HTML (default) is written to ./<session file name>.html, Markdown to standard output;

@@ -37,6 +37,7 @@ const SPECS: Record<string, Spec> = {
   context: { valued: ["leaf"], switches: ["llm"], min: 1, max: 1, usage: "context FILE [--leaf ID] [--llm]" },
   label: { valued: [], switches: ["clear"], min: 2, max: 3, usage: "label FILE ID TEXT|--clear" },
   fork: { valued: [], switches: [], min: 2, max: 2, usage: "fork FILE ID" },
+  checkout: { valued: [], switches: ["json"], min: 2, max: 2, usage: "checkout FILE ID [--json]" },
   check: { valued: [], switches: ["json"], min: 1, max: 1, usage: "check FILE [--json]" },
   export: { valued: ["leaf", "format", "out"], switches: [], min: 1, max: 1, usage: "export FILE [--leaf ID] [--format html|md] [--out PATH]" },
 };
@@ -159,6 +160,30 @@ const COMMANDS: Record<string, Command> = {
       out.stdout(`${oneLine(forked ?? "")}\n`);
     } finally {
       await writer.close();
+    }
+    return 0;
+  },
+
+  /**
+   * The tree's checkout (SessionManager.checkout): the leaf moves to the entry, or for a user
+   * message to its parent with the message's text printed to edit and send again; the checkout
+   * marker it appends makes Pi and Arbor resume there. Refused while another process holds it.
+   */
+  async checkout([file, id], flag, out, timings) {
+    const sm = await SessionManager.open(file!);
+    timings.mark("open");
+    try {
+      requireEntry(sm, id!);
+      const result = sm.checkout(id!);
+      await sm.flush();
+      timings.mark("write");
+      if (flag("json")) out.stdout(`${JSON.stringify({ leafId: result.leafId, editText: result.editText ?? null })}\n`);
+      else {
+        out.stdout(`leaf ${result.leafId === null ? "(before the first entry)" : oneLine(result.leafId)}\n`);
+        if (result.editText !== undefined) out.stdout(`text of ${oneLine(id!)}, to edit and send again:\n${result.editText}\n`);
+      }
+    } finally {
+      await sm.close();
     }
     return 0;
   },

@@ -6,6 +6,7 @@ import { join, resolve } from "node:path";
 import { generateReferenceSession } from "../support/random-session";
 import { loadReference, type PiReference } from "../support/reference";
 import { makeTempDir } from "../support/temp-dir";
+import { SessionManager } from "../../src/core/session/session-manager";
 import { assistant, user } from "../support/messages";
 
 const CLI = resolve(__dirname, "../../src/cli/arbor.js");
@@ -91,6 +92,65 @@ describe("arbor CLI", function () {
     assert.deepEqual(opened.getBranch().filter((e: { type: string }) => e.type !== "label").map((e: { id: string }) => e.id), ref.getBranch(target).filter((e: { type: string }) => e.type !== "label").map((e: { id: string }) => e.id));
   });
 
+  it("checkout moves the leaf as the tree does, in the same persisted form, and Pi resumes there", async () => {
+    const copy = join(tmp.dir, "checkout.jsonl");
+    writeFileSync(copy, readFileSync(file));
+    const twin = join(tmp.dir, "checkout-twin.jsonl");
+    writeFileSync(twin, readFileSync(file));
+    const ref = pi.SessionManager.open(copy);
+    type E = { id: string; type: string; parentId: string | null; message?: { role: string; content: unknown } };
+    const entries = ref.getEntries() as unknown as E[];
+    const path = new Set(entries.length ? ref.getBranch().map((e: { id: string }) => e.id) : []);
+    // An assistant reply off the current path (another branch), else any earlier one.
+    const target = entries.find((e) => e.message?.role === "assistant" && !path.has(e.id)) ?? entries.filter((e) => e.message?.role === "assistant")[0]!;
+    const r = arbor(["checkout", copy, target.id]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, `leaf ${target.id}\n`);
+    const after = pi.SessionManager.open(copy);
+    assert.deepEqual(after.buildSessionContext(), pi.buildSessionContext(ref.getEntries(), target.id), "Pi resumes at the entry");
+    // The same line the tree's checkout writes (SessionManager.checkout in the extension).
+    const inProcess = await SessionManager.open(twin);
+    inProcess.checkout(target.id);
+    await inProcess.close();
+    const last = (f: string) => JSON.parse(readFileSync(f, "utf8").trim().split("\n").pop()!) as Record<string, unknown>;
+    const strip = ({ id: _id, timestamp: _t, ...rest }: Record<string, unknown>) => rest;
+    assert.deepEqual(strip(last(copy)), strip(last(twin)));
+    assert.equal(last(copy).type, "custom");
+  });
+
+  it("checkout of a user message puts the leaf on its parent and prints the text; --json says both", () => {
+    const copy = join(tmp.dir, "checkout-user.jsonl");
+    writeFileSync(copy, readFileSync(file));
+    type E = { id: string; type: string; parentId: string | null; message?: { role: string; content: unknown } };
+    const users = (pi.SessionManager.open(copy).getEntries() as unknown as E[]).filter((e) => e.message?.role === "user" && typeof e.message.content === "string" && e.parentId);
+    const target = users[1] ?? users[0]!;
+    const text = target.message!.content as string;
+    const r = arbor(["checkout", copy, target.id]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, `leaf ${target.parentId}\ntext of ${target.id}, to edit and send again:\n${text}\n`);
+    assert.deepEqual(pi.SessionManager.open(copy).buildSessionContext(), pi.buildSessionContext(pi.SessionManager.open(file).getEntries(), target.parentId));
+    const json = arbor(["checkout", copy, target.id, "--json"]);
+    assert.deepEqual(JSON.parse(json.stdout), { leafId: target.parentId, editText: text });
+  });
+
+  it("checkout refuses, with one line, while another process holds the session, and writes nothing", async () => {
+    const copy = join(tmp.dir, "checkout-held.jsonl");
+    writeFileSync(copy, readFileSync(file));
+    const { spawn } = await import("node:child_process");
+    const holder = spawn(process.execPath, [resolve(__dirname, "../../../test/support/lock-holder.js"), resolve(__dirname, "../../src/core/session/session-manager.js"), copy], { stdio: ["ignore", "pipe", "inherit"] });
+    try {
+      await new Promise<void>((ok, fail) => {
+        holder.stdout.once("data", (d: Buffer) => (String(d).startsWith("held") ? ok() : fail(new Error(String(d)))));
+        holder.once("exit", (code) => fail(new Error(`the lock holder exited ${code}`)));
+      });
+      const held = readFileSync(copy, "utf8");
+      assertOneLineError(arbor(["checkout", copy, ids[2]!]), /open for writing in another Arbor window/);
+      assert.equal(readFileSync(copy, "utf8"), held, "nothing written while held");
+    } finally {
+      holder.kill("SIGKILL");
+    }
+  });
+
   it("check lists each bad line by its number and exits 1; a clean file exits 0", () => {
     assert.equal(arbor(["check", file]).code, 0);
     const bad = join(tmp.dir, "bad.jsonl");
@@ -145,6 +205,7 @@ describe("arbor CLI", function () {
     assertOneLineError(arbor(["context", file, "--leaf", "ffff0000"]), /ffff0000/);
     assertOneLineError(arbor(["label", file, "ffff0001", "x"]), /ffff0001/);
     assertOneLineError(arbor(["fork", file, "ffff0002"]), /ffff0002/);
+    assertOneLineError(arbor(["checkout", file, "ffff0003"]), /ffff0003/);
     const usage = arbor(["frobnicate"]);
     assertOneLineError(usage, /unknown command/);
     assert.equal(usage.code, 2);

@@ -194,15 +194,19 @@ describe("Arbor sessions in the extension host", function () {
   });
 
   it("continues the most recent session of the workspace", async () => {
-    const listed = await SessionManager.list(process.env.ARBOR_HOST_WORKSPACE!, { indexDir: false });
-    assert.ok(listed.length >= 2, "the workspace has more than one session");
-    const newest = [...listed].sort((a, b) => b.modified.getTime() - a.modified.getTime())[0]!.path;
-    // Start from another session, so that only a switch makes the test pass.
-    const older = listed.find((i) => i.path !== newest)!.path;
-    await vscode.commands.executeCommand("arbor.resumeSession", older);
-    await until(() => current(arbor)?.getSessionFile() === older, "the older session to open");
+    const { statSync } = await import("node:fs");
+    const byAge = async () =>
+      (await SessionManager.list(process.env.ARBOR_HOST_WORKSPACE!, { indexDir: false }))
+        .map((i) => ({ path: i.path, mtime: statSync(i.path).mtimeMs }))
+        .sort((a, b) => b.mtime - a.mtime);
+    // Start from the least recently written session, so that only a switch makes the test pass.
+    const oldest = (await byAge()).at(-1)!.path;
+    await vscode.commands.executeCommand("arbor.resumeSession", oldest);
+    await until(() => current(arbor)?.getSessionFile() === oldest, "the oldest session to open");
+    const newest = (await byAge())[0]!.path;
+    assert.notEqual(newest, oldest, "the workspace has more than one session");
     await vscode.commands.executeCommand("arbor.continueRecent");
-    await until(() => current(arbor)?.getSessionFile() === newest, "the newest session to open");
+    await until(() => current(arbor)?.getSessionFile() === newest, "the most recently written session to open");
   });
 });
 

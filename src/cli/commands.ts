@@ -3,6 +3,7 @@ import { convertToLlm } from "../core/context/convert-to-llm";
 import { SessionError } from "../core/session/errors";
 import { assertRegularFile } from "../core/session/session-file-check";
 import { SessionManager } from "../core/session/session-manager";
+import { sessionTitle } from "../core/session/title";
 import { formatAge } from "../core/util/format-age";
 import { checkSessionFile } from "./check";
 import { runExport } from "./export";
@@ -92,7 +93,7 @@ const COMMANDS: Record<string, Command> = {
     else if (sessions.length === 0) out.stdout(`no sessions${flag("all") ? "" : ` for ${cwd}`}\n`);
     else {
       for (const s of sessions) {
-        const title = oneLine((s.name ?? s.firstMessage).replace(/\s+/g, " ").slice(0, 70));
+        const title = oneLine(sessionTitle(s));
         const fork = s.parentSessionPath ? " (fork)" : "";
         out.stdout(`${formatAge(s.modified).padStart(10)}  ${String(s.messageCount).padStart(5)} msgs  ${title}${fork}\n      ${oneLine(s.path)}\n`);
       }

@@ -183,6 +183,19 @@ describe("Arbor's surfaces and commands in the extension host", function () {
     await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
   });
 
+  it("Reveal in File opens the session file at the entry's line", async () => {
+    const s = samples();
+    await vscode.commands.executeCommand("arbor.resumeSession", s.mainFile);
+    await until(() => p.currentSession?.getSessionFile() === s.mainFile, "the main session");
+    const id = s.main.compactionId;
+    await vscode.commands.executeCommand("arbor.tree.revealInFile", { entryId: id });
+    await until(() => vscode.window.activeTextEditor?.document.uri.fsPath === s.mainFile, "the file in an editor");
+    const editor = vscode.window.activeTextEditor!;
+    const line = editor.document.lineAt(editor.selection.active.line).text;
+    assert.equal((JSON.parse(line) as { id: string }).id, id, "the cursor is on the entry's own line");
+    await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
+  });
+
   it("Set API Key stores the key in SecretStorage and nowhere else", async () => {
     const key = `sk-arbor-test-${Date.now().toString(36)}`;
     const baseUrl = "http://127.0.0.1:9/v1";

@@ -1,12 +1,13 @@
 /**
  * End-to-end smoke test: the packaged extension (arbor.vsix) installed into a real VS Code (code-server),
- * driven in chromium like a user would.
+ * driven in chromium like a user would: its container, its Sessions view, and its views under each theme.
  */
 import { strict as assert } from "node:assert";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSampleSessions, SampleSessions } from "../support/sample-sessions";
 import { createScratchFolder, openWorkbench, WorkbenchSession } from "./harness";
+import { conversationTree } from "./harness/arbor-views";
 
 describe("Arbor in the VS Code workbench (e2e)", function () {
   this.timeout(180_000);
@@ -55,22 +56,22 @@ describe("Arbor in the VS Code workbench (e2e)", function () {
     await workbench.screenshot("arbor-sessions");
   });
 
-  it("reaches into a webview two frames deep (the built-in Markdown preview)", async () => {
-    const { workbench } = session!;
-    await workbench.openFile("README.md");
-    await workbench.runCommand("Markdown: Open Preview to the Side");
-    const heading = workbench.webview({ extensionId: "vscode.markdown-language-features" }).locator("h1");
-    await heading.waitFor({ state: "visible" });
-    assert.equal((await heading.textContent())?.trim(), "e2e workspace");
-  });
-
-  it("follows the color theme, light and dark", async () => {
+  it("draws Arbor's views in the dark and the light theme (its webview two frames deep takes the theme's colours)", async () => {
     const { workbench, setTheme } = session!;
-    await setTheme("dark");
-    assert.equal(await workbench.page.locator(".monaco-workbench.vs").count(), 0);
-    await workbench.screenshot("arbor-dark");
-    await setTheme("light");
-    assert.equal(await workbench.page.locator(".monaco-workbench.vs-dark").count(), 0);
-    await workbench.screenshot("arbor-light");
+    await workbench.openViewContainer("Arbor");
+    const tree = conversationTree(workbench);
+    const colours: Record<string, string> = {};
+    for (const theme of ["dark", "light"] as const) {
+      await setTheme(theme);
+      await tree.locator(`body.vscode-${theme}`).waitFor({ state: "attached" });
+      // With no session open the tree says so, in the theme's foreground colour.
+      const empty = tree.locator(".empty", { hasText: "No session is open" });
+      await empty.waitFor({ state: "visible" });
+      colours[theme] = await empty.evaluate((element: unknown) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(element).color);
+      await workbench.viewPane("Sessions").locator(".monaco-list-row", { hasText: samples.mainName }).first().waitFor({ state: "visible" });
+      assert.equal(await workbench.page.locator(`.monaco-workbench.${theme === "dark" ? "vs" : "vs-dark"}`).count(), 0);
+      await workbench.screenshot(`arbor-${theme}`);
+    }
+    assert.notEqual(colours.dark, colours.light, `the tree's text follows the theme (${JSON.stringify(colours)})`);
   });
 });

@@ -73,6 +73,9 @@ describe("Arbor's surfaces and commands in the extension host", function () {
   before(async () => (p = await probe()));
 
   it("gives a session one title in the Sessions view, the tree's header, the status bar and the chat", async () => {
+    // The tree's webview exists once the view has been shown.
+    await vscode.commands.executeCommand("arbor.conversationTree.focus");
+    await until(() => p.tree.isVisible, "the Conversation Tree to show");
     const s = samples();
     for (const file of [s.linearFile, s.mainFile]) {
       await vscode.commands.executeCommand("arbor.resumeSession", file);
@@ -198,13 +201,27 @@ describe("Arbor's surfaces and commands in the extension host", function () {
 
   it("Set API Key stores the key in SecretStorage and nowhere else", async () => {
     const key = `sk-arbor-test-${Date.now().toString(36)}`;
-    const baseUrl = "http://127.0.0.1:9/v1";
-    const config = vscode.workspace.getConfiguration("arbor");
-    await config.update("model.baseUrl", baseUrl, vscode.ConfigurationTarget.Global);
-    await config.update("model.id", "test-model", vscode.ConfigurationTarget.Global);
+    const provider = "arbor-host-test";
+    const secretName = `arbor.apiKey/${provider}`;
     try {
-      await answering("showInputBox", () => Promise.resolve(key), () => vscode.commands.executeCommand("arbor.setApiKey"));
-      assert.equal(await p.secrets.get(`arbor.apiKey:${baseUrl}`), key);
+      // The user picks "Another provider id...", types the id, then pastes the key.
+      const typed = [provider, key];
+      const asked: string[] = [];
+      await answering(
+        "showQuickPick",
+        (items) => Promise.resolve((items as { label: string }[]).find((i) => i.label.includes("Another provider id"))),
+        () =>
+          answering(
+            "showInputBox",
+            (options) => {
+              asked.push(String((options as { title?: string }).title));
+              return Promise.resolve(typed.shift());
+            },
+            () => vscode.commands.executeCommand("arbor.setApiKey"),
+          ),
+      );
+      assert.equal(asked.length, 2, asked.join(", "));
+      assert.equal(await p.secrets.get(secretName), key);
       // Not in the workspace, the Pi agent folder (sessions, models, auth) or the extension's storage.
       const agentDir = process.env.PI_CODING_AGENT_DIR!;
       const leaks: string[] = [];
@@ -219,10 +236,9 @@ describe("Arbor's surfaces and commands in the extension host", function () {
       };
       for (const dir of [workspace(), agentDir, p.globalStorage]) scan(dir);
       assert.deepEqual(leaks, []);
+      assert.ok(!JSON.stringify(vscode.workspace.getConfiguration("arbor")).includes(key), "not in settings");
     } finally {
-      await p.secrets.delete(`arbor.apiKey:${baseUrl}`);
-      await config.update("model.baseUrl", undefined, vscode.ConfigurationTarget.Global);
-      await config.update("model.id", undefined, vscode.ConfigurationTarget.Global);
+      await p.secrets.delete(secretName);
     }
   });
 });

@@ -12,6 +12,7 @@ import { ChatController } from "./chat/chat-controller";
 import { CHAT_VIEW_ID, ChatViews } from "./chat/chat-view";
 import { registerCommands, type BranchSummarizer } from "./commands";
 import { registerExportCommand } from "./export-command";
+import { registerBranchDiff } from "./branch-diff-command";
 import { registerModelCommands } from "./models/model-commands";
 import { ModelService } from "./models/model-service";
 import { resolveAgentDir } from "../core/session/paths";
@@ -166,6 +167,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   context.subscriptions.push(piExtensions.onDidChangeCommands(() => chat.postCommands()));
   context.subscriptions.push(...registerCommands({ host, secrets: context.secrets, sessions, tree, settings: () => settings, summarizer: () => summarizer, log, editText }));
   context.subscriptions.push(registerExportCommand(host, context.extensionUri, context.extension.packageJSON.version as string, log));
+  context.subscriptions.push(...registerBranchDiff(host, tree, log));
   const statusBar = new StatusBar(host);
   context.subscriptions.push(statusBar, new WriteNotices(host, log));
   context.subscriptions.push(restoreLastSession(host, context.workspaceState, log));

@@ -41,9 +41,15 @@ function imageNotes(images: readonly ImageContent[]): string[] {
   return images.map((img) => `*\\[image: ${escapeInline(img.mimeType)}, ${sizeOf(img.data)}\\]*`);
 }
 
-function heading(title: string, item: TranscriptItem, labels: ReadonlyMap<string, string>, extra: string[] = []): string {
+/** How transcript items are written. */
+export interface TranscriptMarkdownOptions {
+  /** Put each item's time in its heading (a branch comparison leaves it out: times always differ). */
+  readonly times: boolean;
+}
+
+function heading(title: string, item: TranscriptItem, labels: ReadonlyMap<string, string>, options: TranscriptMarkdownOptions, extra: string[] = []): string {
   const parts = [`## ${title}`, ...extra];
-  const time = when(item.timestamp);
+  const time = options.times ? when(item.timestamp) : "";
   if (time) parts.push(time);
   const label = labels.get(item.entryId);
   if (label) parts.push(`label: ${escapeInline(label)}`);
@@ -75,9 +81,9 @@ function partBlock(part: AssistantPart): string[] {
   }
 }
 
-function assistantBlock(item: AssistantItem, labels: ReadonlyMap<string, string>): string[] {
+function assistantBlock(item: AssistantItem, labels: ReadonlyMap<string, string>, options: TranscriptMarkdownOptions): string[] {
   const model = item.model ? [escapeInline(item.provider ? `${item.provider}/${item.model}` : item.model)] : [];
-  const out = [heading("Assistant", item, labels, model)];
+  const out = [heading("Assistant", item, labels, options, model)];
   for (const part of item.parts) out.push(...partBlock(part));
   if (item.stopReason === "error") out.push(`**Error:** ${escapeInline(item.errorMessage ?? "the reply failed")}`);
   else if (item.stopReason === "aborted") out.push(`**Stopped:** ${escapeInline(item.errorMessage ?? "the reply was aborted")}`);
@@ -86,16 +92,16 @@ function assistantBlock(item: AssistantItem, labels: ReadonlyMap<string, string>
 }
 
 /** The Markdown blocks of one transcript item. */
-function itemBlocks(item: TranscriptItem, labels: ReadonlyMap<string, string>): string[] {
+function itemBlocks(item: TranscriptItem, labels: ReadonlyMap<string, string>, options: TranscriptMarkdownOptions = { times: true }): string[] {
   switch (item.kind) {
     case "user":
-      return [heading("User", item, labels), ...(item.text ? [item.text.replace(/\n+$/, "")] : []), ...imageNotes(item.images)];
+      return [heading("User", item, labels, options), ...(item.text ? [item.text.replace(/\n+$/, "")] : []), ...imageNotes(item.images)];
     case "assistant":
-      return assistantBlock(item, labels);
+      return assistantBlock(item, labels, options);
     case "toolResult":
-      return [heading(`Tool result: ${escapeInline(item.toolName)}`, item, labels), ...toolResultBlock(item.result)];
+      return [heading(`Tool result: ${escapeInline(item.toolName)}`, item, labels, options), ...toolResultBlock(item.result)];
     case "bash": {
-      const out = [heading(item.excludeFromContext ? "Shell (not sent to the model)" : "Shell", item, labels), fence(`$ ${item.command}`, "sh")];
+      const out = [heading(item.excludeFromContext ? "Shell (not sent to the model)" : "Shell", item, labels, options), fence(`$ ${item.command}`, "sh")];
       if (item.output) out.push(fence(item.output, "text"));
       if (item.cancelled) out.push("*Cancelled.*");
       else if (item.exitCode !== undefined && item.exitCode !== 0) out.push(`*Exit code ${item.exitCode}.*`);
@@ -103,12 +109,17 @@ function itemBlocks(item: TranscriptItem, labels: ReadonlyMap<string, string>): 
       return out;
     }
     case "custom":
-      return [heading(`Message from ${escapeInline(item.customType)}`, item, labels), ...(item.text ? [item.text.replace(/\n+$/, "")] : []), ...imageNotes(item.images)];
+      return [heading(`Message from ${escapeInline(item.customType)}`, item, labels, options), ...(item.text ? [item.text.replace(/\n+$/, "")] : []), ...imageNotes(item.images)];
     case "compaction":
-      return [heading(`Compaction (${formatTokens(item.tokensBefore)} tokens summarized)`, item, labels), quote(item.summary)];
+      return [heading(`Compaction (${formatTokens(item.tokensBefore)} tokens summarized)`, item, labels, options), quote(item.summary)];
     case "branchSummary":
-      return [heading("Branch summary", item, labels), quote(item.summary)];
+      return [heading("Branch summary", item, labels, options), quote(item.summary)];
   }
+}
+
+/** The Markdown of transcript items, one block per item (the export's form; a branch comparison's sides). */
+export function transcriptMarkdown(items: readonly TranscriptItem[], labels: ReadonlyMap<string, string>, options: TranscriptMarkdownOptions): string[] {
+  return items.map((item) => itemBlocks(item, labels, options).join("\n\n"));
 }
 
 /** Markdown of the transcript of one path: the chat's items, readable as plain text or rendered. */

@@ -140,7 +140,10 @@ function text(b: Buffer, p: number, q: number): unknown {
     }
     cut = slash + step;
   }
-  return JSON.parse(`"${b.toString("utf8", p + 1, cut)}"`);
+  const kept = JSON.parse(`"${b.toString("utf8", p + 1, cut)}"`) as string;
+  // Only white space before the cut: whether the text shows anything (an assistant turn with text or
+  // without) depends on the rest, so read it whole (rare: a text that starts with 2 KB of blanks).
+  return kept.trim() === "" ? exact(b, p, q) : kept;
 }
 
 /** Visits the members of the object at `p`: `member(keyStart, keyEnd, valueStart, valueEnd)`. Returns false on a surprise. */
@@ -175,8 +178,9 @@ function keyIs(b: Buffer, s: number, e: number, name: string): boolean {
   return true;
 }
 
-const EXACT_MESSAGE_KEYS = ["role", "stopReason", "toolName", "isError", "exitCode", "cancelled", "customType"];
-const TEXT_MESSAGE_KEYS = ["errorMessage", "command"];
+// A shell entry's command is read whole: Pi's tree search reads all of it, and the summary keeps it for that.
+const EXACT_MESSAGE_KEYS = ["role", "stopReason", "toolName", "isError", "exitCode", "cancelled", "customType", "command"];
+const TEXT_MESSAGE_KEYS = ["errorMessage"];
 
 function content(b: Buffer, p: number, q: number): unknown {
   if (b[p] === QUOTE) return text(b, p, q);

@@ -85,6 +85,22 @@ describe("AgentSession.sendCustomMessage (Pi's delivery)", () => {
     assert.equal(result.kind === "reply" && result.message.content[0]!.type === "text" && result.message.content[0].text, "answer to the follow-up");
   });
 
+  it("a follow-up sent while a tool runs is not steered in: it waits until the model would stop", async () => {
+    const gate = gateTool();
+    const { session } = await makeSession(kit, { tools: [gate.tool] });
+    kit.server.script(reply.toolCall({ name: "gate", arguments: {} }), reply.text("done with the tool"), reply.text("answer to the follow-up"));
+    const running = session.prompt("use the gate");
+    await gate.started;
+    const sent = session.sendCustomMessage({ customType: "later", content: "FOLLOW-UP while the tool ran" }, { deliverAs: "followUp" });
+    gate.release();
+    await running;
+    await sent;
+    const order = (await lines(session)).filter((l) => l.type === "message" || l.type === "custom_message").map((l) => (l.type === "custom_message" ? "custom" : (l.message as { role: string }).role));
+    assert.deepEqual(order.slice(-5), ["assistant", "toolResult", "assistant", "custom", "assistant"]);
+    assert.equal(userTexts(sentMessages(kit.server, 1)).includes("FOLLOW-UP while the tool ran"), false, "the call after the tool did not see it");
+    assert.ok(userTexts(sentMessages(kit.server, 2)).includes("FOLLOW-UP while the tool ran"));
+  });
+
   it("triggerTurn when idle has the model answer the message; nextTurn waits for the next prompt", async () => {
     const { session } = await makeSession(kit);
     kit.server.script(reply.text("answered the trigger"));

@@ -13,7 +13,8 @@ import type { AgentSession } from "../../../src/core/agent/agent-session";
 import { SessionManager } from "../../../src/core/session/session-manager";
 import type { SampleSessions } from "../../support/sample-sessions";
 import { reply, startScriptedServer, type ScriptedServer } from "../../support/scripted-openai-server";
-import { localProviderConfig, modelApi, setPiProvider } from "./model-helpers";
+import { messagesShownBy } from "./host-helpers";
+import { localProviderConfig, modelApi, setPiProvider, useScriptedModel } from "./model-helpers";
 
 interface Ctx {
   readonly sessionFile: string | undefined;
@@ -110,19 +111,29 @@ describe("replacement paths in the VS Code layer (issue 8.1)", function () {
     const s = samples();
     await vscode.commands.executeCommand("arbor.resumeSession", copyOfMain("nested"));
     let error: Error | undefined;
+    // A handler timeout longer than the test's: a replacement queued behind the one waiting for it would hang the test.
+    const config = vscode.workspace.getConfiguration("arbor");
+    await config.update("extensions.handlerTimeout", 3600, vscode.ConfigurationTarget.Global);
     const reg = arbor.registerSessionExtension({
       name: "eager",
       handlers: {
         session_before_fork: async (_e: never, ctx: Ctx) => {
           await ctx.newSession().catch((e: Error) => (error = e));
         },
+        // The same through VS Code's command (the session host's queue, not the runtime's).
+        session_before_switch: async () => void (await vscode.commands.executeCommand("arbor.newSession")),
       },
     });
     try {
       await vscode.commands.executeCommand("arbor.forkFromEntry", s.main.branchPointId);
       assert.match(error?.message ?? "", /cannot be started from an extension handler that Arbor is waiting for.*"eager", in session_before_fork/s);
+      const file = current()!.getSessionFile();
+      const shown = await messagesShownBy(() => vscode.commands.executeCommand("arbor.newSession"));
+      assert.ok(shown.errors.some((m) => /cannot be started from an extension handler that Arbor is waiting for.*"eager", in session_before_switch/s.test(m)), shown.errors.join("\n"));
+      assert.notEqual(current()!.getSessionFile(), file, "the outer New Session went ahead");
     } finally {
       reg.dispose();
+      await config.update("extensions.handlerTimeout", undefined, vscode.ConfigurationTarget.Global);
     }
   });
 
@@ -169,8 +180,10 @@ describe("replacement paths in the VS Code layer (issue 8.1)", function () {
       assert.equal(current()?.isReadOnly(), true);
       const info = (await SessionManager.list(process.env.ARBOR_HOST_WORKSPACE!, { indexDir: false })).find((i) => i.path === file);
       assert.ok(info);
-      // Refused before any confirmation is shown (a confirmation would hold this command open).
-      await vscode.commands.executeCommand("arbor.sessions.delete", { info, forks: [] });
+      // Refused before any confirmation is asked (the modal would be a warning message).
+      const shown = await messagesShownBy(() => vscode.commands.executeCommand("arbor.sessions.delete", { info, forks: [] }));
+      assert.deepEqual(shown.warnings, [], "no confirmation was asked");
+      assert.ok(shown.errors.some((m) => m.includes("is open in another Arbor window")), shown.errors.join("\n"));
       assert.equal(existsSync(file), true, "the file is still there");
     } finally {
       holder.kill("SIGKILL");
@@ -213,6 +226,32 @@ describe("reloads for settings changes (issue 8.1)", function () {
       assert.notEqual(arbor.testing!.agentSession, session);
     } finally {
       reg.dispose();
+    }
+  });
+
+  it("a checkout is refused while a reply runs, as in Pi, and the reply goes on", async () => {
+    server ??= await startScriptedServer();
+    await vscode.commands.executeCommand("arbor.resumeSession", copyOfMain("busy-checkout"));
+    await useScriptedModel("reload-endpoint", server.baseUrl);
+    await config().update("tree.askToSummarizeBranch", false, vscode.ConfigurationTarget.Global);
+    const target = samples().main.abandonedLeafId;
+    const session = arbor.testing!.agentSession!;
+    const seen: string[] = [];
+    const reg = arbor.registerSessionExtension({ name: "busy-tree", handlers: { session_before_tree: () => void seen.push("before_tree") } });
+    try {
+      server.script(reply.text("an answer that takes its time", { chunks: 5, delayMs: 300 }));
+      const running = session.prompt("take your time");
+      await until(() => !session.isIdle(), "the reply to start");
+      const shown = await messagesShownBy(() => vscode.commands.executeCommand("arbor.checkoutEntry", target));
+      assert.ok(shown.errors.some((m) => /busy/.test(m)), shown.errors.join("\n"));
+      const result = await running;
+      assert.equal(result.kind === "reply" && result.message.stopReason, "stop", "the reply was not stopped");
+      const leaf = session.sessionManager.getEntry(session.sessionManager.getLeafId()!);
+      assert.ok(leaf?.type === "message" && leaf.message.role === "assistant", "the leaf is the reply, not the checked-out entry");
+      assert.deepEqual(seen, [], "no tree navigation began");
+    } finally {
+      reg.dispose();
+      await config().update("tree.askToSummarizeBranch", undefined, vscode.ConfigurationTarget.Global);
     }
   });
 

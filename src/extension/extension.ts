@@ -170,7 +170,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   context.subscriptions.push(...registerBranchDiff(host, tree, log));
   const statusBar = new StatusBar(host);
   context.subscriptions.push(statusBar, new WriteNotices(host, log));
-  context.subscriptions.push(restoreLastSession(host, context.workspaceState, log));
+  context.subscriptions.push(restoreLastSession(host, context.storageUri, log));
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
       // The agent session takes its compaction settings when it is built: rebuild it, once nothing runs

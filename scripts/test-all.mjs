@@ -6,6 +6,7 @@
 //
 // Usage: node scripts/test-all.mjs [--skip <step>[,<step>...]]   (step names as in the summary)
 import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -73,6 +74,34 @@ function countTests(output) {
   return { passed: sum("passing"), failed: sum("failing"), pending: sum("pending") };
 }
 
+/**
+ * The failures mocha listed after "N failing": each one's number, suite, test and first error line.
+ * Printed again in the summary, so that the last lines of a long log (all a CI page may show) name them.
+ */
+function failuresIn(output) {
+  const lines = output.replace(/\x1b\[[0-9;]*m/g, "").split("\n");
+  const found = [];
+  let inList = false;
+  for (let i = 0; i < lines.length; i++) {
+    if (/^\s*\d+ failing\b/.test(lines[i])) inList = true;
+    else if (inList && /^\s*\d+ passing\b/.test(lines[i])) inList = false;
+    else if (inList && /^\s{2}\d+\) \S/.test(lines[i])) {
+      const title = [lines[i].trim()];
+      let j = i + 1;
+      // The test's title ends with a colon (it may wrap); the error follows.
+      while (j < lines.length && j < i + 4 && lines[j].trim() && !/:$/.test(title[title.length - 1])) title.push(lines[j++].trim());
+      while (j < lines.length && lines[j].trim() === "") j++;
+      const error = lines[j]?.trim() ?? "";
+      found.push(`${title.join(" ")} ${error}`.slice(0, 400));
+    }
+  }
+  return found;
+}
+
+// Failure reports of an earlier run would be mistaken for this one's.
+const diagnosticsDir = join(root, "test-results", "diagnostics");
+rmSync(diagnosticsDir, { recursive: true, force: true });
+
 const results = [];
 const started = Date.now();
 for (const step of steps) {
@@ -87,7 +116,7 @@ for (const step of steps) {
   console.log(`\n━━━ ${step.name}: ${step.command.map((part) => part.replace(root + "/", "")).join(" ")}`);
   const stepStarted = Date.now();
   const { ok, detail, output } = await runStep(step.command);
-  results.push({ ...step, status: ok ? "passed" : "failed", detail: ok ? "" : detail, seconds: (Date.now() - stepStarted) / 1000, counts: step.tests ? countTests(output) : undefined });
+  results.push({ ...step, status: ok ? "passed" : "failed", detail: ok ? "" : detail, seconds: (Date.now() - stepStarted) / 1000, counts: step.tests ? countTests(output) : undefined, failures: step.tests && !ok ? failuresIn(output) : [] });
 }
 
 const line = (cells) => cells.map((cell, i) => String(cell).padEnd([14, 9, 9, 0][i])).join(" ").trimEnd();
@@ -96,6 +125,17 @@ console.log(line(["step", "status", "time", "tests"]));
 for (const r of results) {
   const tests = r.counts ? `${r.counts.passed} passed, ${r.counts.failed} failed${r.counts.pending ? `, ${r.counts.pending} pending` : ""}` : "";
   console.log(line([r.name, r.status, r.status === "skipped" || r.status === "not run" ? "-" : `${r.seconds.toFixed(1)}s`, [tests, r.detail].filter(Boolean).join("; ")]));
+}
+for (const r of results.filter((r) => r.failures?.length)) {
+  console.log(`\n━━━ failed in ${r.name}`);
+  for (const failure of r.failures.slice(0, 20)) console.log(failure);
+}
+// The first failure report an end-to-end test left (what the page and the logs said), shortened.
+const reports = existsSync(diagnosticsDir) ? readdirSync(diagnosticsDir).sort() : [];
+if (reports.length) {
+  console.log(`\n━━━ first of ${reports.length} e2e failure report(s) in test-results/diagnostics`);
+  const text = readFileSync(join(diagnosticsDir, reports[0]), "utf8").split("\n").map((l) => l.slice(0, 300));
+  console.log(text.slice(0, 90).join("\n"));
 }
 const failedSteps = results.filter((r) => r.status === "failed" || r.status === "not run");
 const passed = results.reduce((n, r) => n + (r.counts?.passed ?? 0), 0);

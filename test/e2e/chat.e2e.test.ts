@@ -61,7 +61,7 @@ describe("the chat in a real VS Code (e2e)", function () {
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === "failed" && session) await session.workbench.screenshot(`failed-${this.currentTest.fullTitle()}`).catch(() => undefined);
+    if (this.currentTest?.state === "failed" && session) await session.reportFailure(this.currentTest.fullTitle());
   });
 
   after(async () => {

@@ -154,7 +154,7 @@ describe("Arbor's views in a real VS Code (e2e)", function () {
 
   afterEach(async function () {
     if (this.currentTest?.state === "failed" && session) {
-      await session.workbench.screenshot(`failed-${this.currentTest.fullTitle()}`).catch(() => undefined);
+      await session.reportFailure(this.currentTest.fullTitle());
       // A menu or input box left open would block the next test's clicks.
       for (let i = 0; i < 2; i++) await session.page.keyboard.press("Escape").catch(() => undefined);
     }

@@ -42,7 +42,7 @@ describe("Restricted Mode in a real VS Code (e2e)", function () {
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === "failed" && session) await session.workbench.screenshot(`failed-${this.currentTest.fullTitle()}`).catch(() => undefined);
+    if (this.currentTest?.state === "failed" && session) await session.reportFailure(this.currentTest.fullTitle());
   });
 
   it("the chat says why; !cmd runs nothing", async () => {

@@ -60,7 +60,7 @@ describe("approving a tool call in a real VS Code (e2e)", function () {
 
   afterEach(async function () {
     if (this.currentTest?.state === "failed" && session) {
-      await session.workbench.screenshot(`failed-${this.currentTest.fullTitle()}`).catch(() => undefined);
+      await session.reportFailure(this.currentTest.fullTitle());
       await session.page.keyboard.press("Escape").catch(() => undefined);
     }
   });

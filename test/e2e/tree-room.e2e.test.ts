@@ -40,7 +40,7 @@ describe("Room to read, and the tree in an editor tab (e2e)", function () {
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === "failed" && session) await session.workbench.screenshot(`failed-${this.currentTest.fullTitle()}`).catch(() => undefined);
+    if (this.currentTest?.state === "failed" && session) await session.reportFailure(this.currentTest.fullTitle());
   });
 
   after(async () => {

@@ -28,7 +28,7 @@ describe("Arbor in the VS Code workbench (e2e)", function () {
 
   afterEach(async function () {
     if (this.currentTest?.state === "failed" && session) {
-      await session.workbench.screenshot(`failed-${this.currentTest.fullTitle()}`).catch(() => undefined);
+      await session.reportFailure(this.currentTest.fullTitle());
     }
   });
 

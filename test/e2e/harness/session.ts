@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import { Browser, Page } from "playwright-core";
 import { launchChromium } from "./browser";
+import { recordConsole, reportFailure } from "./diagnostics";
 import { assertToolsInstalled, vsixPath } from "./paths";
 import { createSandbox, Sandbox } from "./sandbox";
 import { installVsix, RunningServer, startCodeServer } from "./servers";
@@ -41,6 +42,11 @@ export interface WorkbenchSession {
   readonly url: string;
   /** Switches the color theme with the theme picker (which saves it to the settings) and waits for it. */
   setTheme(kind: keyof typeof colorThemes): Promise<void>;
+  /**
+   * After a failed test: a screenshot and a report of the panes, webviews, Arbor's log and the page's
+   * console errors in test-results/ (see diagnostics.ts). Never throws.
+   */
+  reportFailure(title: string): Promise<void>;
   /** Closes the browser, stops the server and deletes the sandbox. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -78,6 +84,7 @@ export async function openWorkbench(options: OpenWorkbenchOptions): Promise<Work
     cleanups.push(() => browser.close());
     const page = await browser.newPage({ viewport: options.viewport ?? { width: 1400, height: 900 } });
     await page.addInitScript(tagWebviewFrames);
+    const consoleLines = recordConsole(page);
     if (verbose) page.on("console", (message) => console.log(`[browser ${message.type()}] ${message.text()}`));
     const url = `${server.origin}/?folder=${encodeURIComponent(options.folder)}`;
     // The workbench's own readiness is waited for below; under load its page "load" can take over 30 s.
@@ -86,7 +93,8 @@ export async function openWorkbench(options: OpenWorkbenchOptions): Promise<Work
     await workbench.waitForReady();
     if (options.theme) await workbench.waitForThemeKind(options.theme);
     const setTheme = (kind: keyof typeof colorThemes) => workbench.switchColorTheme(kind);
-    return { sandbox, server, browser, page, workbench, url, setTheme, close };
+    const report = (title: string) => reportFailure(page, sandbox.userDataDir, title, consoleLines, (name) => workbench.screenshot(name));
+    return { sandbox, server, browser, page, workbench, url, setTheme, reportFailure: report, close };
   } catch (error) {
     await close();
     throw error;

@@ -224,8 +224,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     "arbor.resumeSession": async (path?: unknown) => {
       if (path !== undefined) return void (await openSession(await knownSession(path)));
       // What is on disk now: the view's listing may still wait for its coalesced refresh after a write.
-      sessions.refresh(true);
-      const list = (await sessions.list()).flatMap(function flat(n): SessionNode[] {
+      const list = (await sessions.listNow()).flatMap(function flat(n): SessionNode[] {
         return [n, ...n.forks.flatMap(flat)];
       });
       const info = await pickSession(list.map((n) => n.info).sort((a, b) => b.modified.getTime() - a.modified.getTime()), "Resume Session");

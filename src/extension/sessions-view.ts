@@ -165,6 +165,19 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
     if (redraw.size) this.changed.fire([...redraw]);
   }
 
+  /**
+   * The sessions on disk now, for a pick made at once (Resume Session): the rows shown may still wait
+   * for their coalesced refresh after a write, so this takes a fresh listing, merges it into the rows
+   * (redrawing what changed) and returns them.
+   */
+  async listNow(): Promise<SessionNode[]> {
+    if (this.roots) {
+      this.refresh(true);
+      while (this.updating) await this.updating;
+    }
+    return this.list();
+  }
+
   /** The sessions as listed now (loads them if needed). */
   async list(): Promise<SessionNode[]> {
     if (this.roots) return this.roots;

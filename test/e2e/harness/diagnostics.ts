@@ -28,7 +28,16 @@ export function recordConsole(page: Page, keep = 40): () => string[] {
     }
   });
   page.on("pageerror", (error) => push(`[pageerror] ${error.message}`));
-  return () => [...lines];
+  page.on("requestfailed", (request) => push(`[requestfailed] ${request.url().slice(-160)}: ${request.failure()?.errorText ?? "?"}`));
+  // Requests still open when the report is made (a webview resource that never arrived, say).
+  const open = new Map<object, { url: string; since: number }>();
+  page.on("request", (request) => open.set(request, { url: request.url(), since: Date.now() }));
+  page.on("requestfinished", (request) => open.delete(request));
+  page.on("requestfailed", (request) => open.delete(request));
+  return () => [
+    ...lines,
+    ...[...open.values()].filter((r) => Date.now() - r.since > 5000).slice(0, 15).map((r) => `[pending ${Math.round((Date.now() - r.since) / 1000)} s] ${r.url.slice(-160)}`),
+  ];
 }
 
 /** The last `count` lines of every file called `name` under `dir` (newest log folder last). */
@@ -68,6 +77,9 @@ async function layoutOf(page: Page): Promise<string[]> {
       out.push(`webview ${decodeURIComponent(ext)} title=${frame.getAttribute("data-webview-title") ?? "(untagged)"} class="${frame.className}" at ${box(frame.getBoundingClientRect())}`);
       let text: string;
       try {
+        const outer = frame.contentDocument as unknown as { querySelectorAll(s: string): ArrayLike<{ id: string; contentDocument: { readyState: string; title: string } | null }> } | null;
+        const inner = outer ? Array.from(outer.querySelectorAll("iframe")).map((f) => `#${f.id || "?"}(${f.contentDocument ? `${f.contentDocument.readyState} "${f.contentDocument.title}"` : "no document"})`) : [];
+        out.push(`  frames inside: ${inner.join(" ") || "none"}`);
         text = frame.contentDocument?.getElementById("active-frame")?.contentDocument?.body?.innerText ?? "(no document)";
       } catch (error) {
         text = `(unreadable: ${(error as Error).message})`;

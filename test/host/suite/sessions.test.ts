@@ -3,13 +3,13 @@
  * label, fork, clone, rename; the files are checked afterwards with the reference package.
  */
 import { strict as assert } from "node:assert";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import * as vscode from "vscode";
 import { SessionManager } from "../../../src/core/session/session-manager";
 import type { SampleSessions } from "../../support/sample-sessions";
 import { reply, startScriptedServer, type ScriptedServer } from "../../support/scripted-openai-server";
 import { localProviderConfig, modelApi, setPiProvider } from "./model-helpers";
-import { acceptInQuickPick } from "./host-helpers";
+import { acceptInQuickPick, quickPickDrawn } from "./host-helpers";
 
 interface StaleCheckContext {
   readonly sessionFile: string | undefined;
@@ -89,6 +89,32 @@ describe("Arbor sessions in the extension host", function () {
     await acceptInQuickPick("Resume Session");
     await running;
     assert.equal(current(arbor)?.getSessionFile(), newest.path);
+  });
+
+  it("Resume Session offers a session written a moment ago by another process, before the Sessions view has redrawn", async () => {
+    // The view has rows (a first pick lists them), then Pi writes a new session in a terminal.
+    const first = vscode.commands.executeCommand("arbor.resumeSession");
+    await quickPickDrawn("Resume Session");
+    await vscode.commands.executeCommand("workbench.action.closeQuickOpen");
+    await first;
+    const pi = (await import("@mariozechner/pi-coding-agent")) as unknown as {
+      SessionManager: { create(cwd: string, dir: string): { appendMessage(m: unknown): string; getSessionFile(): string } };
+    };
+    const text = `Written from a terminal just now ${Date.now().toString(36)}`;
+    const fresh = pi.SessionManager.create(process.env.ARBOR_HOST_WORKSPACE!, s.sessionDir);
+    fresh.appendMessage({ role: "user", content: text, timestamp: Date.now() });
+    fresh.appendMessage({ role: "assistant", content: [{ type: "text", text: "ok" }], api: "openai-completions", provider: "p", model: "m", usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: Date.now() });
+    const file = fresh.getSessionFile();
+    try {
+      const running = vscode.commands.executeCommand("arbor.resumeSession");
+      const accepted = await acceptInQuickPick("Resume Session", text);
+      await running;
+      assert.equal(accepted, text);
+      assert.equal(current(arbor)?.getSessionFile(), file);
+    } finally {
+      await vscode.commands.executeCommand("arbor.resumeSession", s.mainFile);
+      rmSync(file, { force: true });
+    }
   });
 
   it("resumes a given session, checks out an entry on another branch, and the file resumes there in Pi", async () => {

@@ -152,7 +152,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
       extensionCommands: () => piExtensions.slashCommands(),
       runExtensionCommand: (name, args) => piExtensions.runCommand(name, args),
     }), log);
-  const chatViews = new ChatViews(context.extensionUri, chat);
+  const chatViews = new ChatViews(context.extensionUri, chat, log);
   context.subscriptions.push(chat, chatViews, vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chatViews));
   context.subscriptions.push(...registerChatCommands(host, chatViews, log));
   context.subscriptions.push(...registerModelCommands({ host, models, agentDir, log }));

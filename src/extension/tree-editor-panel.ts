@@ -2,6 +2,7 @@ import * as vscode from "vscode";
 import { DisposableStore } from "../core/util/disposable";
 import type { TreeHub } from "../protocol/tree-host";
 import { connectTreeWebview, treeHtml, treeWebviewOptions, type TreeRecorder } from "./tree-webview";
+import { watchWebviewStart } from "./webview-start";
 
 /** The webview panel type of the Conversation Tree in an editor tab. */
 export const TREE_EDITOR_VIEW_TYPE = "arbor.conversationTreeEditor";
@@ -18,6 +19,7 @@ export class TreeEditorPanel implements vscode.Disposable {
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly hub: TreeHub,
+    private readonly log: Pick<vscode.LogOutputChannel, "warn">,
     private readonly recorder?: TreeRecorder,
   ) {}
 
@@ -58,8 +60,10 @@ export class TreeEditorPanel implements vscode.Disposable {
       dark: vscode.Uri.joinPath(this.extensionUri, "media", "arbor.svg"),
     };
     panel.webview.options = treeWebviewOptions(this.extensionUri);
-    panel.webview.html = treeHtml(panel.webview, this.extensionUri, "editor");
+    const render = () => treeHtml(panel.webview, this.extensionUri, "editor");
+    panel.webview.html = render();
     this.panelDisposables.add(connectTreeWebview(panel.webview, this.hub, this.recorder));
+    this.panelDisposables.add(watchWebviewStart(panel.webview, render, () => panel.visible, "Conversation Tree tab", this.log));
     this.panelDisposables.add(
       panel.onDidDispose(() => {
         if (this.panel === panel) this.panel = undefined;

@@ -11,6 +11,7 @@ import { openSessionTitle } from "../core/session/title";
 import type { SessionHost } from "./session-host";
 import { TreeEditorPanel } from "./tree-editor-panel";
 import { connectTreeWebview, treeHtml, treeWebviewOptions, type TreeRecorder } from "./tree-webview";
+import { watchWebviewStart } from "./webview-start";
 
 export const TREE_VIEW_ID = "arbor.conversationTree";
 
@@ -87,7 +88,7 @@ export class TreeViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       },
       defaultFilter(),
     );
-    this.editors = new TreeEditorPanel(extensionUri, this.hub, this.recorder());
+    this.editors = new TreeEditorPanel(extensionUri, this.hub, log, this.recorder());
     this.disposables.add(this.editors);
     this.disposables.add(host.onDidChangeSession(() => this.showCurrent()));
     this.disposables.add(host.onDidChange((c) => this.onSessionChange(c)));
@@ -122,8 +123,10 @@ export class TreeViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.viewDisposables.clear();
     this.view = view;
     view.webview.options = treeWebviewOptions(this.extensionUri);
-    view.webview.html = treeHtml(view.webview, this.extensionUri, "view");
+    const render = () => treeHtml(view.webview, this.extensionUri, "view");
+    view.webview.html = render();
     this.viewDisposables.add(connectTreeWebview(view.webview, this.hub, this.recorder()));
+    this.viewDisposables.add(watchWebviewStart(view.webview, render, () => view.visible, "Conversation Tree", this.log));
     this.viewDisposables.add(
       view.onDidDispose(() => {
         if (this.view === view) this.view = undefined;

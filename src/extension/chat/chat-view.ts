@@ -4,16 +4,17 @@ import { DisposableStore } from "../../core/util/disposable";
 import type { HostToChatMessage } from "../../protocol/chat-messages";
 import { renderWebviewHtml } from "../../protocol/webview-html";
 import type { ChatController, ChatSurface } from "./chat-controller";
+import { watchWebviewStart } from "../webview-start";
 
 export const CHAT_VIEW_ID = "arbor.chat";
 export const CHAT_PANEL_TYPE = "arbor.chatPanel";
 
 /** Fills a webview with the chat page (strict CSP with a nonce; images only as data) and wires it to the controller. */
-function bindChatWebview(webview: vscode.Webview, extensionUri: vscode.Uri, controller: ChatController, store: DisposableStore, visible: () => boolean): ChatSurface {
+function bindChatWebview(webview: vscode.Webview, extensionUri: vscode.Uri, controller: ChatController, store: DisposableStore, visible: () => boolean, start: { name: string; log: Pick<vscode.LogOutputChannel, "warn"> }): ChatSurface {
   const dist = vscode.Uri.joinPath(extensionUri, "dist");
   const media = vscode.Uri.joinPath(extensionUri, "media");
   webview.options = { enableScripts: true, localResourceRoots: [dist, media] };
-  webview.html = renderWebviewHtml({
+  const render = () => renderWebviewHtml({
     nonce: randomBytes(18).toString("base64"),
     cspSource: webview.cspSource,
     scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, "chat.js")).toString(),
@@ -22,6 +23,7 @@ function bindChatWebview(webview: vscode.Webview, extensionUri: vscode.Uri, cont
     title: "Arbor Chat",
     dataImages: true,
   });
+  webview.html = render();
   const surface: ChatSurface = {
     post: (message: HostToChatMessage) => void webview.postMessage(message),
     get visible() {
@@ -30,6 +32,7 @@ function bindChatWebview(webview: vscode.Webview, extensionUri: vscode.Uri, cont
   };
   store.add(controller.attach(surface));
   store.add(webview.onDidReceiveMessage((m: unknown) => controller.receive(surface, m)));
+  store.add(watchWebviewStart(webview, render, visible, start.name, start.log));
   return surface;
 }
 
@@ -46,12 +49,13 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly controller: ChatController,
+    private readonly log: Pick<vscode.LogOutputChannel, "warn">,
   ) {}
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.viewStore.clear();
     this.view = view;
-    bindChatWebview(view.webview, this.extensionUri, this.controller, this.viewStore, () => view.visible);
+    bindChatWebview(view.webview, this.extensionUri, this.controller, this.viewStore, () => view.visible, { name: "Chat", log: this.log });
     this.viewStore.add(
       view.onDidDispose(() => {
         if (this.view === view) this.view = undefined;
@@ -69,7 +73,7 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
     const panel = vscode.window.createWebviewPanel(CHAT_PANEL_TYPE, "Arbor Chat", { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, { enableScripts: true, retainContextWhenHidden: false });
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, "media", "arbor.svg");
     this.panel = panel;
-    bindChatWebview(panel.webview, this.extensionUri, this.controller, this.panelStore, () => panel.visible);
+    bindChatWebview(panel.webview, this.extensionUri, this.controller, this.panelStore, () => panel.visible, { name: "Chat tab", log: this.log });
     this.panelStore.add(
       panel.onDidDispose(() => {
         this.panel = undefined;

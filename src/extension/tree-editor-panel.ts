@@ -2,7 +2,7 @@ import * as vscode from "vscode";
 import { DisposableStore } from "../core/util/disposable";
 import type { TreeHub } from "../protocol/tree-host";
 import { connectTreeWebview, treeHtml, treeWebviewOptions, type TreeRecorder } from "./tree-webview";
-import { watchWebviewStart } from "./webview-start";
+import { offerReload, watchWebviewStart } from "./webview-start";
 
 /** The webview panel type of the Conversation Tree in an editor tab. */
 export const TREE_EDITOR_VIEW_TYPE = "arbor.conversationTreeEditor";
@@ -63,7 +63,7 @@ export class TreeEditorPanel implements vscode.Disposable {
     const render = () => treeHtml(panel.webview, this.extensionUri, "editor");
     panel.webview.html = render();
     this.panelDisposables.add(connectTreeWebview(panel.webview, this.hub, this.recorder));
-    this.panelDisposables.add(watchWebviewStart(panel.webview, render, () => panel.visible, "Conversation Tree tab", this.log));
+    this.panelDisposables.add(watchWebviewStart(panel.webview, { render, visible: () => panel.visible, name: "Conversation Tree tab", log: this.log, gaveUp: offerReload }));
     this.panelDisposables.add(
       panel.onDidDispose(() => {
         if (this.panel === panel) this.panel = undefined;

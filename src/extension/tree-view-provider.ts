@@ -11,7 +11,7 @@ import { openSessionTitle } from "../core/session/title";
 import type { SessionHost } from "./session-host";
 import { TreeEditorPanel } from "./tree-editor-panel";
 import { connectTreeWebview, treeHtml, treeWebviewOptions, type TreeRecorder } from "./tree-webview";
-import { watchWebviewStart } from "./webview-start";
+import { offerReload, watchWebviewStart, type StartAttempts } from "./webview-start";
 
 export const TREE_VIEW_ID = "arbor.conversationTree";
 
@@ -59,6 +59,8 @@ export class TreeViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   private view: vscode.WebviewView | undefined;
   private readonly disposables = new DisposableStore();
   private readonly viewDisposables = new DisposableStore();
+  /** Recoveries of a side view that never started (see watchWebviewStart), across its re-creations. */
+  private readonly startAttempts: StartAttempts = { used: 0 };
   private readonly editors: TreeEditorPanel;
   /** With `record` (Arbor's own extension-host tests): the last message of each type posted to a tree webview. */
   /** The title last given to the trees (see updateTitle). */
@@ -126,7 +128,10 @@ export class TreeViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     const render = () => treeHtml(view.webview, this.extensionUri, "view");
     view.webview.html = render();
     this.viewDisposables.add(connectTreeWebview(view.webview, this.hub, this.recorder()));
-    this.viewDisposables.add(watchWebviewStart(view.webview, render, () => view.visible, "Conversation Tree", this.log));
+    this.viewDisposables.add(watchWebviewStart(view.webview, {
+      render, visible: () => view.visible, name: "Conversation Tree", log: this.log,
+      attempts: this.startAttempts, gaveUp: offerReload,
+    }));
     this.viewDisposables.add(
       view.onDidDispose(() => {
         if (this.view === view) this.view = undefined;

@@ -4,13 +4,13 @@ import { DisposableStore } from "../../core/util/disposable";
 import type { HostToChatMessage } from "../../protocol/chat-messages";
 import { renderWebviewHtml } from "../../protocol/webview-html";
 import type { ChatController, ChatSurface } from "./chat-controller";
-import { watchWebviewStart } from "../webview-start";
+import { offerReload, watchWebviewStart, type StartAttempts, type StartWatch } from "../webview-start";
 
 export const CHAT_VIEW_ID = "arbor.chat";
 export const CHAT_PANEL_TYPE = "arbor.chatPanel";
 
 /** Fills a webview with the chat page (strict CSP with a nonce; images only as data) and wires it to the controller. */
-function bindChatWebview(webview: vscode.Webview, extensionUri: vscode.Uri, controller: ChatController, store: DisposableStore, visible: () => boolean, start: { name: string; log: Pick<vscode.LogOutputChannel, "warn"> }): ChatSurface {
+function bindChatWebview(webview: vscode.Webview, extensionUri: vscode.Uri, controller: ChatController, store: DisposableStore, visible: () => boolean, start: Omit<StartWatch, "render" | "visible">): ChatSurface {
   const dist = vscode.Uri.joinPath(extensionUri, "dist");
   const media = vscode.Uri.joinPath(extensionUri, "media");
   webview.options = { enableScripts: true, localResourceRoots: [dist, media] };
@@ -32,7 +32,7 @@ function bindChatWebview(webview: vscode.Webview, extensionUri: vscode.Uri, cont
   };
   store.add(controller.attach(surface));
   store.add(webview.onDidReceiveMessage((m: unknown) => controller.receive(surface, m)));
-  store.add(watchWebviewStart(webview, render, visible, start.name, start.log));
+  store.add(watchWebviewStart(webview, { ...start, render, visible }));
   return surface;
 }
 
@@ -43,6 +43,8 @@ function bindChatWebview(webview: vscode.Webview, extensionUri: vscode.Uri, cont
 export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable {
   private readonly viewStore = new DisposableStore();
   private readonly panelStore = new DisposableStore();
+  /** Recoveries of the side view that never started (see watchWebviewStart), across its re-creations. */
+  private readonly startAttempts: StartAttempts = { used: 0 };
   private view: vscode.WebviewView | undefined;
   private panel: vscode.WebviewPanel | undefined;
 
@@ -55,7 +57,7 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.viewStore.clear();
     this.view = view;
-    bindChatWebview(view.webview, this.extensionUri, this.controller, this.viewStore, () => view.visible, { name: "Chat", log: this.log });
+    bindChatWebview(view.webview, this.extensionUri, this.controller, this.viewStore, () => view.visible, { name: "Chat", log: this.log, attempts: this.startAttempts, gaveUp: offerReload });
     this.viewStore.add(
       view.onDidDispose(() => {
         if (this.view === view) this.view = undefined;
@@ -73,7 +75,7 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
     const panel = vscode.window.createWebviewPanel(CHAT_PANEL_TYPE, "Arbor Chat", { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, { enableScripts: true, retainContextWhenHidden: false });
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, "media", "arbor.svg");
     this.panel = panel;
-    bindChatWebview(panel.webview, this.extensionUri, this.controller, this.panelStore, () => panel.visible, { name: "Chat tab", log: this.log });
+    bindChatWebview(panel.webview, this.extensionUri, this.controller, this.panelStore, () => panel.visible, { name: "Chat tab", log: this.log, gaveUp: offerReload });
     this.panelStore.add(
       panel.onDidDispose(() => {
         this.panel = undefined;

@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { Browser, Page } from "playwright-core";
 import { launchChromium } from "./browser";
 import { recordConsole, reportFailure } from "./diagnostics";
+import { watchWebviewStalls } from "./webview-stalls";
 import { assertToolsInstalled, vsixPath } from "./paths";
 import { createSandbox, Sandbox } from "./sandbox";
 import { installVsix, RunningServer, startCodeServer } from "./servers";
@@ -85,6 +86,8 @@ export async function openWorkbench(options: OpenWorkbenchOptions): Promise<Work
     const page = await browser.newPage({ viewport: options.viewport ?? { width: 1400, height: 900 } });
     await page.addInitScript(tagWebviewFrames);
     const consoleLines = recordConsole(page);
+    const stalls = watchWebviewStalls(page, (line) => console.log(line));
+    cleanups.push(() => stalls.dispose());
     if (verbose) page.on("console", (message) => console.log(`[browser ${message.type()}] ${message.text()}`));
     const url = `${server.origin}/?folder=${encodeURIComponent(options.folder)}`;
     // The workbench's own readiness is waited for below; under load its page "load" can take over 30 s.

@@ -30,9 +30,10 @@ describe("a webview page that never starts", function () {
     let renders = 0;
     const render = () => html(++renders);
     panel.webview.html = render();
-    const watch = watchWebviewStart(panel.webview, render, () => panel.visible, "test page", { warn: (m: string) => void warnings.push(m) }, options);
+    let gaveUp = 0;
+    const watch = watchWebviewStart(panel.webview, { render, visible: () => panel.visible, name: "test page", log: { warn: (m: string) => void warnings.push(m) }, gaveUp: () => gaveUp++ }, options);
     panel.onDidDispose(() => watch.dispose());
-    return { panel, warnings, renders: () => renders };
+    return { panel, warnings, renders: () => renders, gaveUp: () => gaveUp };
   }
 
   it("is given its page again while visible, up to the attempts allowed, and each time is logged", async () => {
@@ -40,7 +41,8 @@ describe("a webview page that never starts", function () {
     await until(() => page.warnings.length === 3, "two reloads and the final warning");
     assert.equal(page.renders(), 3, "the first page and two more");
     assert.match(page.warnings[0], /^the test page page did not start within 0\.4 s; loading it again \(1 of 2\)$/);
-    assert.match(page.warnings[2], /has not started after 3 loads/);
+    assert.match(page.warnings[2], /^The test page did not load \(VS Code never started its webview\)\. Collapse and expand the view, or reload the window\.$/);
+    assert.equal(page.gaveUp(), 1, "the user is told once");
     await sleep(1_000);
     assert.equal(page.renders(), 3, "no more after the last attempt");
   });

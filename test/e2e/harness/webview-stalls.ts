@@ -1,7 +1,8 @@
 /**
- * VS Code for the Web sometimes shows a webview's frame and never loads the page into it: the frame
- * waits for its service worker, and when two webviews load at once (a fresh browser opening Arbor's
- * container, or a reload, shows the Conversation Tree and the Chat together) one may wait forever. It is
+ * VS Code for the Web sometimes shows a webview's frame and never loads the page into it, or loads the
+ * page without its script and styles: the frame depends on its service worker, and when two webviews
+ * load at once (a fresh browser opening Arbor's container, or a reload, shows the Conversation Tree and
+ * the Chat together) one may wait forever or fetch its resources past the worker and fail. It is
  * VS Code's, not Arbor's (Arbor's host sees the view resolved and its HTML set; the product logs it and
  * tells the user to collapse and expand the view). A user who sees the blank pane collapses and expands
  * it, which makes VS Code build a new frame; this watcher does the same for a side-bar webview that has
@@ -28,17 +29,25 @@ export function watchWebviewStalls(page: Page, report: (line: string) => void, a
     busy = true;
     try {
       const frames = await page.evaluate((): FrameState[] => {
+        interface Doc {
+          querySelector(s: string): unknown;
+          getElementById(id: string): { contentDocument: { readyState: string; body: { innerText: string; querySelector(s: string): unknown } | null } | null } | null;
+        }
         interface El {
           getAttribute(n: string): string | null;
           getBoundingClientRect(): { x: number; y: number; width: number; height: number };
-          contentDocument: { querySelector(s: string): unknown } | null;
+          contentDocument: Doc | null;
         }
         const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<El> } }).document;
-        return Array.from(doc.querySelectorAll("iframe.webview.ready")).map((frame) => {
+        // Arbor's pages always draw something (a notice, an input); a blank one never ran its script.
+        return Array.from(doc.querySelectorAll("iframe.webview.ready[src*='extensionId=arbor-dev.arbor']")).map((frame) => {
           const r = frame.getBoundingClientRect();
           let loaded = true;
           try {
-            loaded = frame.contentDocument?.querySelector("iframe") != null;
+            const inner = frame.contentDocument?.getElementById("active-frame")?.contentDocument;
+            const body = inner?.readyState === "complete" ? inner.body : null;
+            // No page at all, or a page whose script and styles never arrived (nothing drawn).
+            loaded = body != null && (body.innerText.trim() !== "" || body.querySelector("input, textarea, button, [role]") != null);
           } catch {
             // another origin: not ours to judge
           }

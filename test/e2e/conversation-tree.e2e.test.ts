@@ -270,7 +270,7 @@ describe("Arbor's views in a real VS Code (e2e)", function () {
     await t.locator("vscode-option", { hasText: /^\s*User messages\s*$/ }).click();
     await t.locator(".status", { hasText: /· User messages/ }).waitFor({ state: "visible" });
     // A search, typed.
-    await t.locator('vscode-text-field[aria-label="Search the conversation tree"]').click();
+    await t.locator('.toolbar vscode-text-field').click();
     await page.keyboard.type(word);
     await waitUntil("the search to narrow the rows", async () => (await treeStatus(t)).shown < (await treeStatus(t)).total && (await t.locator(".row.placeholder:not([hidden])").count()) === 0 && (await treeRow(t, ids.firstUserId).count()) === 1);
     await selectTreeRowWithKeys(page, t, ids.firstUserId);
@@ -282,17 +282,17 @@ describe("Arbor's views in a real VS Code (e2e)", function () {
     await workbench().openViewContainer("Arbor");
     const shown = tree();
     await shown.locator(".status", { hasText: statusBefore }).waitFor({ state: "visible" });
-    assert.equal(await shown.locator('vscode-text-field[aria-label="Search the conversation tree"]').evaluate((f: unknown) => (f as { value: string }).value), word);
+    assert.equal(await shown.locator('.toolbar vscode-text-field').evaluate((f: unknown) => (f as { value: string }).value), word);
     assert.equal(await shown.locator('vscode-dropdown[aria-label="Filter"]').evaluate((f: unknown) => (f as { value: string }).value), "user-only");
     const selected = shown.locator(`[role="treeitem"]:not([hidden])[aria-selected="true"][data-vscode-context*='"entryId":"${ids.firstUserId}"']`);
     await selected.waitFor({ state: "visible" });
     assert.ok(await rowInView(selected), "the selected row is on screen without scrolling");
 
     // Back to the defaults for the other tests.
-    await shown.locator('vscode-text-field[aria-label="Search the conversation tree"] input').fill("");
+    await shown.locator('.toolbar vscode-text-field input').fill("");
     await shown.locator('vscode-dropdown[aria-label="Filter"]').click();
     await shown.locator("vscode-option", { hasText: /^\s*Default\s*$/ }).click();
-    await waitUntil("the default view", async () => (await treeStatus(shown)).text.includes("· Default") && (await treeStatus(shown)).total > (await treeStatus(shown)).shown && (await shown.locator('vscode-text-field[aria-label="Search the conversation tree"]').evaluate((f: unknown) => (f as { value: string }).value)) === "");
+    await waitUntil("the default view", async () => (await treeStatus(shown)).text.includes("· Default") && (await treeStatus(shown)).total > (await treeStatus(shown)).shown && (await shown.locator('.toolbar vscode-text-field').evaluate((f: unknown) => (f as { value: string }).value)) === "");
   });
 
   it("saves screenshots of the Conversation Tree in the light and the dark theme", async () => {

@@ -276,10 +276,14 @@ describe("Arbor's views in a real VS Code (e2e)", function () {
     await selectTreeRowWithKeys(page, t, ids.firstUserId);
     const statusBefore = (await treeStatus(t)).text;
 
-    // Hidden: another view container takes the side bar (the webview goes away), then Arbor again.
-    await workbench().openViewContainer("Explorer");
+    // Hidden: its pane collapsed (the webview and its page go away), then expanded again. (Switching
+    // the side bar to another container and back also hides it, but then the Chat's webview comes
+    // back at the same moment, and VS Code for the Web's webview service worker sometimes serves
+    // neither page's scripts: a known upstream race, not Arbor's state.)
+    const header = workbench().viewPane("Conversation Tree").locator(".pane-header");
+    await header.click();
     await t.locator(".tree").waitFor({ state: "detached" });
-    await workbench().openViewContainer("Arbor");
+    await header.click();
     const shown = tree();
     await shown.locator(".status", { hasText: statusBefore }).waitFor({ state: "visible" });
     assert.equal(await shown.locator('.toolbar vscode-text-field').evaluate((f: unknown) => (f as { value: string }).value), word);

@@ -144,7 +144,7 @@ function isSelection(x: unknown): boolean {
 }
 
 function isStatus(x: unknown): boolean {
-  return isRecord(x) && isIndex(x.shown) && isIndex(x.total) && isBool(x.leafHidden) && isOptional(x.replacedCount, isIndex);
+  return isRecord(x) && isIndex(x.shown) && isIndex(x.total) && isBool(x.leafHidden) && isOptional(x.leafRow, isIndex) && isOptional(x.replacedCount, isIndex);
 }
 
 function isScroll(x: unknown): boolean {

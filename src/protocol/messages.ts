@@ -112,6 +112,8 @@ export interface TreeStatus {
   total: number;
   /** The leaf is hidden by the filter or a fold: its nearest drawn ancestor carries the mark. */
   leafHidden: boolean;
+  /** The row that carries the leaf mark (the leaf or its nearest drawn ancestor); absent when none does. */
+  leafRow?: number;
   /** The selected compaction replaced this many entries (absent when no compaction is selected). */
   replacedCount?: number;
 }

@@ -206,7 +206,7 @@ export class TreeHub {
       view: { filter: model.filter, query: model.query, folded: [...model.folded].slice(0, LIMITS.savedIds).map((id) => ids.out(id)) },
       window: { version: this.versionValue, rowCount: count, start: from, rows, ...(seq === undefined ? {} : { seq }) },
       selection: { ids: model.selection.map((id) => ids.out(id)), focusRow: model.focusRow() },
-      status: { shown: count, total: model.index.nodeCount, leafHidden: leaf !== undefined && !leaf.exact, ...(span ? { replacedCount: span.replacedCount } : {}) },
+      status: { shown: count, total: model.index.nodeCount, leafHidden: leaf !== undefined && !leaf.exact, ...(leaf ? { leafRow: leaf.row } : {}), ...(span ? { replacedCount: span.replacedCount } : {}) },
       scroll,
     };
   }

@@ -6,15 +6,17 @@
  */
 import { strict as assert } from "node:assert";
 import { spawn } from "node:child_process";
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSampleSessions, SampleSessions } from "../support/sample-sessions";
 import { createScratchFolder, openWorkbench, repoRoot, WorkbenchSession } from "./harness";
 import {
   answerInputBox, conversationTree, pickWebviewContextMenuItem, resumeSessionFromList, resumeSessionInline,
-  revealTreeRow, selectTreeRowWithKeys, sessionRow, treeRow, treeStatus, waitForCurrentSessionRow, waitUntil,
+  revealLeafRow, revealTreeRow, rowInView, selectTreeRowWithKeys, sessionRow, treeRow, treeStatus, waitForCurrentSessionRow, waitUntil,
 } from "./harness/arbor-views";
 import { showConversationTreeLarge } from "./harness/layout";
+// Arbor's own session manager, to hold a session's writer lock from this (another) process.
+import { SessionManager as ArborSessionManager } from "../../src/core/session/session-manager";
 
 // A real import() even from CommonJS output (module node16), since the reference package is ESM only.
 const loadReference = () => import("@mariozechner/pi-coding-agent");
@@ -218,6 +220,85 @@ describe("Arbor's views in a real VS Code (e2e)", function () {
     assert.match((await (await revealTreeRow(t, ids.firstKeptEntryId)).getAttribute("class")) ?? "", /\bon-path\b/);
   });
 
+  it("opens VS Code's diff editor from a row's Compare with Current Leaf: both titles in the tab, each side its own branch", async () => {
+    await showSession(samples.mainName);
+    const { page } = session!;
+    const ids = samples.main;
+    const leafId = (await openWithReference(samples.mainFile)).getLeafId();
+    assert.ok(leafId && leafId !== ids.abandonedLeafId, "the leaf is on the main branch");
+    const abandoned = readEntries(samples.mainFile).find((e) => e.id === ids.abandonedLeafId) as { message: { role: string; content: { type: string; text?: string }[] } } | undefined;
+    const abandonedText = abandoned?.message.content.map((c) => c.text ?? "").join("").replace(/\s+/g, " ").trim() ?? "";
+    assert.ok(abandonedText.length > 20);
+
+    const row = await revealTreeRow(tree(), ids.abandonedLeafId);
+    await pickWebviewContextMenuItem(page, row, "Compare with Current Leaf...");
+
+    // The tab: one title naming both entries, the abandoned reply first.
+    const tab = page.locator(".tabs-container .tab.active");
+    await tab.filter({ hasText: "↔" }).waitFor({ state: "visible" });
+    const title = ((await tab.locator(".label-name").textContent()) ?? "").trim();
+    const [leftTitle, rightTitle] = title.split(" ↔ ");
+    assert.ok(leftTitle?.startsWith(`assistant: ${abandonedText.slice(0, 20)}`), `the left title names the abandoned reply: ${title}`);
+    assert.ok(rightTitle && rightTitle.length > 0, `the right title names the leaf: ${title}`);
+
+    // The diff editor, side by side: each side is the Markdown of its own branch.
+    const diff = page.locator(".editor-instance .monaco-diff-editor");
+    await diff.waitFor({ state: "visible" });
+    const sideText = async (side: "original" | "modified") =>
+      ((await diff.locator(`.editor.${side} .view-lines`).textContent()) ?? "").replace(/\u00a0/g, " ");
+    const left = await waitUntil("the left side's text", async () => ((await sideText("original")).includes(`Entry: ${ids.abandonedLeafId}`) ? sideText("original") : undefined));
+    const right = await waitUntil("the right side's text", async () => ((await sideText("modified")).includes(`Entry: ${leafId}`) ? sideText("modified") : undefined));
+    assert.ok(left.includes(`Branch to assistant: ${abandonedText.slice(0, 20)}`), left.slice(0, 300));
+    assert.ok(!left.includes(`Entry: ${leafId}`) && !right.includes(`Entry: ${ids.abandonedLeafId}`), "each side shows only its own branch");
+    assert.match(left, /From the common ancestor [0-9a-f]{8}/);
+    assert.match(right, /From the common ancestor [0-9a-f]{8}/);
+    await workbench().runCommand("View: Close All Editors");
+    await diff.waitFor({ state: "detached" });
+  });
+
+  it("keeps the filter, the search and the selected row when the view is hidden and shown again", async () => {
+    await showSession(samples.mainName);
+    const { page } = session!;
+    const ids = samples.main;
+    const first = readEntries(samples.mainFile).find((e) => e.id === ids.firstUserId) as { message: { content: string } } | undefined;
+    const word = (first?.message.content ?? "").split(/\W+/).find((w) => w.length >= 5);
+    assert.ok(word, "the first user message has a word to search for");
+    const t = tree();
+
+    // A filter other than the default, from the toolbar's dropdown.
+    await t.locator('vscode-dropdown[aria-label="Filter"]').click();
+    await t.locator("vscode-option", { hasText: /^\s*User messages\s*$/ }).click();
+    await t.locator(".status", { hasText: /· User messages/ }).waitFor({ state: "visible" });
+    // A search, typed.
+    await t.locator('.toolbar vscode-text-field').click();
+    await page.keyboard.type(word);
+    await waitUntil("the search to narrow the rows", async () => (await treeStatus(t)).shown < (await treeStatus(t)).total && (await t.locator(".row.placeholder:not([hidden])").count()) === 0 && (await treeRow(t, ids.firstUserId).count()) === 1);
+    await selectTreeRowWithKeys(page, t, ids.firstUserId);
+    const statusBefore = (await treeStatus(t)).text;
+
+    // Hidden: its pane collapsed (the webview and its page go away), then expanded again. (Switching
+    // the side bar to another container and back also hides it, but then the Chat's webview comes
+    // back at the same moment, and VS Code for the Web's webview service worker sometimes serves
+    // neither page's scripts: a known upstream race, not Arbor's state.)
+    const header = workbench().viewPane("Conversation Tree").locator(".pane-header");
+    await header.click();
+    await t.locator(".tree").waitFor({ state: "detached" });
+    await header.click();
+    const shown = tree();
+    await shown.locator(".status", { hasText: statusBefore }).waitFor({ state: "visible" });
+    assert.equal(await shown.locator('.toolbar vscode-text-field').evaluate((f: unknown) => (f as { value: string }).value), word);
+    assert.equal(await shown.locator('vscode-dropdown[aria-label="Filter"]').evaluate((f: unknown) => (f as { value: string }).value), "user-only");
+    const selected = shown.locator(`[role="treeitem"]:not([hidden])[aria-selected="true"][data-vscode-context*='"entryId":"${ids.firstUserId}"']`);
+    await selected.waitFor({ state: "visible" });
+    assert.ok(await rowInView(selected), "the selected row is on screen without scrolling");
+
+    // Back to the defaults for the other tests.
+    await shown.locator('.toolbar vscode-text-field input').fill("");
+    await shown.locator('vscode-dropdown[aria-label="Filter"]').click();
+    await shown.locator("vscode-option", { hasText: /^\s*Default\s*$/ }).click();
+    await waitUntil("the default view", async () => (await treeStatus(shown)).text.includes("· Default") && (await treeStatus(shown)).total > (await treeStatus(shown)).shown && (await shown.locator('.toolbar vscode-text-field').evaluate((f: unknown) => (f as { value: string }).value)) === "");
+  });
+
   it("saves screenshots of the Conversation Tree in the light and the dark theme", async () => {
     await showSession(samples.mainName);
     const { page, setTheme } = session!;
@@ -320,15 +401,20 @@ describe("Arbor's views in a real VS Code (e2e)", function () {
     await page.keyboard.press("Escape");
   });
 
-  it("shows entries that another process appends to the open session, without any user action", async () => {
+  it("shows entries that another process appends to the open session, without any user action, following the leaf", async () => {
     await showSession(samples.mainName);
+    // The leaf's row on screen, as after reading the latest reply: the tree follows the new leaf.
+    await revealLeafRow(tree());
     const totalBefore = (await treeStatus(tree())).total;
     const text = `Appended from a terminal ${Date.now().toString(36)}`;
     const id = await appendFromAnotherProcess(samples.mainFile, text);
 
-    // No click, no refresh: only waiting. revealTreeRow scrolls but never asks the extension for anything.
+    // No click, no refresh, no scrolling by the test: only waiting.
     await tree().locator(".status", { hasText: new RegExp(`^\\d+ of ${totalBefore + 1} entries`) }).waitFor({ state: "visible", timeout: 10_000 });
-    const row = await revealTreeRow(tree(), id, 10_000);
+    const row = treeRow(tree(), id);
+    await row.waitFor({ state: "visible", timeout: 10_000 });
+    await waitUntil("the new leaf's row on screen", () => rowInView(row));
+    assert.match((await row.getAttribute("class")) ?? "", /\bleaf\b/);
     assert.equal((await row.locator(".text").textContent())?.trim(), text);
     assert.match((await row.getAttribute("class")) ?? "", /\bkind-user\b/);
   });
@@ -393,6 +479,47 @@ describe("Arbor's views in a real VS Code (e2e)", function () {
     }
     const forkEntries = readEntries(samples.forkFile);
     await waitUntil("the fork's entry count in the status line", async () => (await treeStatus(tree())).total === forkEntries.length);
+  });
+
+  it("forks a session that another process holds with one click on the read-only banner's Fork button", async () => {
+    const { SessionManager } = await loadReference();
+    const name = `Held elsewhere ${Date.now().toString(36)}`;
+    const written = SessionManager.create(workspaceFolder, samples.sessionDir);
+    written.appendMessage({ role: "user", content: "Plan the release notes.", timestamp: Date.now() });
+    written.appendMessage({
+      role: "assistant", content: [{ type: "text", text: "Here is a plan for the notes." }],
+      api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5",
+      usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+      stopReason: "stop", timestamp: Date.now(),
+    });
+    written.appendSessionInfo(name);
+    const file = written.getSessionFile()!;
+    const original = readFileSync(file, "utf8");
+    // Another writer (this test's process, as another Arbor window would) holds the session's lock.
+    const holder = await ArborSessionManager.open(file, { lock: { heartbeatMs: 100, staleMs: 60_000 } });
+    try {
+      await workbench().openViewContainer("Arbor");
+      await resumeSessionFromList(workbench(), name);
+      const banner = tree().locator(".banner");
+      await banner.waitFor({ state: "visible" });
+      assert.match((await banner.locator(".banner-text").textContent()) ?? "", /^Read-only: .*Fork to continue here\.$/);
+      const before = new Set(readdirSync(samples.sessionDir));
+
+      await banner.locator("vscode-button", { hasText: "Fork" }).click();
+
+      await banner.waitFor({ state: "hidden" });
+      const fork = await waitUntil("the fork's session file", () =>
+        readdirSync(samples.sessionDir).filter((f) => f.endsWith(".jsonl") && !before.has(f)).map((f) => join(samples.sessionDir, f))
+          .find((f) => (JSON.parse(readFileSync(f, "utf8").split("\n")[0]!) as { parentSession?: string }).parentSession === file));
+      // The tree shows the fork, which Pi reads with the same conversation; the held file is untouched.
+      await waitUntil("the fork in the tree", async () => (await treeStatus(tree())).total === readEntries(fork).length);
+      assert.deepEqual((await openWithReference(fork)).buildSessionContext().messages, (await openWithReference(file)).buildSessionContext().messages);
+      assert.deepEqual(readEntries(fork).filter((e) => e.type === "message").map((e) => e.id), readEntries(file).filter((e) => e.type === "message").map((e) => e.id));
+      assert.equal(readFileSync(file, "utf8"), original, "the held session is not written");
+      assert.equal(await tree().locator(".banner:not([hidden])").count(), 0);
+    } finally {
+      await holder.close();
+    }
   });
 
   it("renders markup in a session's texts, label and name as inert text in the real webview", async () => {

@@ -44,10 +44,18 @@ describe("live sessions", () => {
   it("picks up what Pi appends, reading only the new bytes, and follows its leaf", async () => {
     const viewer = await SessionManager.open(file, { readOnly: true });
     const seen: SessionChange[] = [];
-    viewer.onDidChange((c) => seen.push(c));
+    // What a listener of "entries" reads as the leaf: the appended entries' leaf (the tree follows it).
+    const leafOnEntries: (string | null)[] = [];
+    viewer.onDidChange((c) => {
+      seen.push(c);
+      if (c.kind === "entries") leafOnEntries.push(viewer.getLeafId());
+    });
     const tail = viewer.startLiveTail();
     const pi1 = pi.SessionManager.open(file);
     const id = pi1.appendMessage(user("typed in pi's terminal"));
+    await waitFor(() => viewer.hasEntry(id), "the appended message");
+    assert.deepEqual(leafOnEntries, [id], "the leaf has moved when the entries arrive");
+    assert.ok(seen.findIndex((c) => c.kind === "leaf") > seen.findIndex((c) => c.kind === "entries"), "then the leaf change fires");
     pi1.appendLabelChange(id, "live");
     await waitFor(() => viewer.hasEntry(id) && viewer.getLabel(id) === "live", "the appended entries");
     assert.equal(viewer.getLeafId(), pi1.getLeafId());

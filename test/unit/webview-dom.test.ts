@@ -6,7 +6,7 @@
 import * as assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import type { EntrySummary } from "../../src/core/tree/types";
-import { entry, generateTreeFixture } from "../support/webview-harness.fixtures";
+import { chain, entry, generateTreeFixture } from "../support/webview-harness.fixtures";
 import { buildWebviewBundle, chromiumAvailable, LIGHT_THEME, startHarness, waitForPage, type DrawnRow, type Harness } from "../support/webview-harness";
 import type { HarnessSession } from "../support/webview-harness-host";
 
@@ -286,6 +286,37 @@ describe("Conversation Tree webview in Chromium", function () {
     harness.host.hub.setTitle("Renamed");
     await settle();
     assert.equal(await page.textContent(".session-name"), "Renamed");
+  });
+
+  it("follows the leaf on append when it showed the leaf or the end, judged from what is on screen now", async () => {
+    const entries = chain(Array.from({ length: 200 }, (_, i) => `c${i}`));
+    harness.host.show({ sessionId: SESSION, name: "Long", entries, labels: [], leafId: "c199" });
+    await settle();
+    // Page-side code as strings: this file compiles without the DOM library.
+    const inView = async (id: string) => (await page.evaluate(`(() => {
+      const list = document.querySelector(".tree").getBoundingClientRect();
+      const r = Array.from(document.querySelectorAll(".tree .row")).find((e) => !e.hidden && JSON.parse(e.dataset.vscodeContext || "{}").entryId === ${JSON.stringify(id)});
+      if (!r) return false;
+      const box = r.getBoundingClientRect();
+      return box.top >= list.top - 0.5 && box.bottom <= list.bottom + 0.5;
+    })()`)) as boolean;
+    const scrollTo = (top: number) => page.evaluate(`void (document.querySelector(".tree").scrollTop = ${top})`);
+    assert.ok(await inView("c199"), "the leaf is shown first");
+    // Scrolled away (and the host told): an append leaves the view where the user put it.
+    await scrollTo(0);
+    // Until the page has reported the new position (after scrolling settles).
+    while ((await posted()).filter((m) => m.type === "viewport").at(-1)?.visibleFrom !== 0) await page.evaluate("new Promise((r) => setTimeout(r, 50))");
+    await settle();
+    harness.host.append([entry("c200", "c199", { role: "user", preview: "while away" })], "c200");
+    await settle();
+    assert.equal(await page.evaluate(`document.querySelector(".tree").scrollTop`), 0);
+    assert.equal(await inView("c200"), false);
+    // Back at the end, and an append comes before the page has told the host where it is now:
+    // the page itself follows the new leaf.
+    await scrollTo(1e9);
+    harness.host.append([entry("c201", "c200", { role: "assistant", preview: "an answer" })], "c201");
+    await settle();
+    assert.ok(await inView("c201"), "the new leaf is on screen");
   });
 
   it("reveals an entry for the host, and takes the host's filter", async () => {

@@ -1,5 +1,6 @@
 import { FILTER_MODES, FILTER_MODE_NAMES, type FilterMode } from "../../src/core/tree/filters";
 import { parseSearchQuery } from "../../src/core/tree/search";
+import { followLeafRow, type ShownBefore } from "./follow-leaf";
 import { describeInvalidMessage, isHostToWebviewMessage } from "../../src/protocol/guards";
 import type { HostToWebviewMessage, TreeMessage, TreeSelection, TreeSessionInfo, TreeStatus, WebviewToHostMessage } from "../../src/protocol/messages";
 import { ReadOnlyBanner } from "./banner";
@@ -155,6 +156,8 @@ export class TreeApp implements Disposable {
   }
 
   private applyTree(msg: TreeMessage): void {
+    const shown = this.list.visibleRange();
+    const before: ShownBefore = { ...shown, rowCount: this.cache.rowCount, leafRow: this.treeStatus.leafRow, sessionId: this.session?.sessionId ?? null, entryCount: this.session?.entryCount ?? 0 };
     const another = msg.reset || msg.session?.sessionId !== this.session?.sessionId;
     if (another) {
       this.cache.clear();
@@ -180,6 +183,10 @@ export class TreeApp implements Disposable {
     // Shown before scrolling: a hidden list has no height, and a scroll set on it is lost.
     this.list.element.hidden = this.cache.rowCount === 0;
     if (msg.scroll) this.list.scrollToIndex(msg.scroll.row, msg.scroll.align);
+    else {
+      const follow = followLeafRow(before, { sessionId: msg.session?.sessionId ?? null, entryCount: msg.session?.entryCount ?? 0, leafRow: msg.status.leafRow });
+      if (follow !== undefined) this.list.scrollToIndex(follow, "nearest");
+    }
     this.render();
     this.scheduleSave();
   }

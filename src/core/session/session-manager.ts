@@ -712,10 +712,14 @@ export class SessionManager extends SessionReader implements Disposable {
       this.problems = [...this.problems.filter((p) => !problems.some((q) => q.line === p.line)), ...problems].sort((a, b) => a.line - b.line);
       this.changes.fire({ kind: "problems", problems });
     }
+    // The leaf moves before "entries" fires, as for an entry appended here: a listener of "entries"
+    // sees the leaf the new entries brought (the tree follows it), and "leaf" fires after.
+    const leafMoved = growth.leafId !== this.leafId;
+    if (leafMoved) this.leafId = growth.leafId;
     if (growth.added.length) this.changes.fire({ kind: "entries", entries: growth.added, external: true });
     if (growth.labels.length) this.changes.fire({ kind: "labels", labels: growth.labels });
     if (this.store.name !== nameBefore) this.changes.fire({ kind: "name", name: this.store.name });
-    if (growth.leafId !== this.leafId) this.setLeaf(growth.leafId);
+    if (leafMoved) this.changes.fire({ kind: "leaf", leafId: this.leafId });
   }
 
   private async reload(): Promise<void> {

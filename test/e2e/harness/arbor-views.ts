@@ -53,8 +53,29 @@ interface ScrollList {
  * cannot be found by waiting alone. Fails with a clear message when no scroll position draws it.
  */
 export async function revealTreeRow(tree: FrameLocator, entryId: string, timeoutMs = defaultUiTimeoutMs): Promise<Locator> {
-  const row = treeRow(tree, entryId);
-  const selector = `[role="treeitem"]:not([hidden])[data-vscode-context*='"entryId":"${entryId}"']`;
+  return revealTreeRowMatching(tree, `[role="treeitem"]:not([hidden])[data-vscode-context*='"entryId":"${entryId}"']`, `entry ${entryId}`, timeoutMs);
+}
+
+/** Scrolls the row that carries the leaf mark (the leaf, or its nearest drawn ancestor) into the middle of the tree. */
+export async function revealLeafRow(tree: FrameLocator, timeoutMs = defaultUiTimeoutMs): Promise<Locator> {
+  return revealTreeRowMatching(tree, '[role="treeitem"]:not([hidden]):is(.leaf, .leaf-inside)', "the leaf", timeoutMs);
+}
+
+/** Whether a drawn row lies wholly inside the tree's scrolled box (on screen, not merely in the DOM). */
+export async function rowInView(row: Locator): Promise<boolean> {
+  return row.evaluate((element: unknown) => {
+    type Box = { top: number; bottom: number };
+    const el = element as { getBoundingClientRect(): Box; closest(s: string): { getBoundingClientRect(): Box } | null };
+    const list = el.closest(".tree");
+    if (!list) return false;
+    const r = el.getBoundingClientRect();
+    const l = list.getBoundingClientRect();
+    return r.bottom > r.top && r.top >= l.top - 0.5 && r.bottom <= l.bottom + 0.5;
+  });
+}
+
+async function revealTreeRowMatching(tree: FrameLocator, selector: string, what: string, timeoutMs: number): Promise<Locator> {
+  const row = tree.locator(selector).first();
   const list = tree.locator(".tree");
   await list.waitFor({ state: "visible", timeout: timeoutMs });
   const found = await list.evaluate(async (element: unknown, args: { selector: string }) => {
@@ -90,7 +111,7 @@ export async function revealTreeRow(tree: FrameLocator, entryId: string, timeout
     }
     return false;
   }, { selector });
-  if (!found) throw new Error(`The Conversation Tree draws no row for entry ${entryId} at any scroll position.`);
+  if (!found) throw new Error(`The Conversation Tree draws no row for ${what} at any scroll position.`);
   await row.waitFor({ state: "visible", timeout: timeoutMs });
   return row;
 }

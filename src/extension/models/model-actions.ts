@@ -25,7 +25,9 @@ export class ModelActions {
     if (this.models.findEntry(key)?.keyMissing && !(await this.promptForKey(key.provider, `${info.name} needs an API key for ${this.models.providerName(key.provider)}.`))) {
       return false;
     }
-    await this.models.rememberSelection(key);
+    // The session first, then the remembered default: a session that never chose a model follows the
+    // default, so remembering first would make it already "be" on the new model, and setModel would
+    // see no change (no model_select for extensions, and the wrong previousModel).
     const session = this.host.session;
     if (session && !session.isDisposed()) {
       try {
@@ -35,6 +37,7 @@ export class ModelActions {
         throw error;
       }
     }
+    await this.models.rememberSelection(key);
     vscode.window.setStatusBarMessage(`$(sparkle) Model: ${info.name}`, 4000);
     return true;
   }

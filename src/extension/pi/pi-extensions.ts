@@ -14,6 +14,7 @@ import { PiExtensionSet, type ExtensionStatus } from "../../core/pi-extensions/p
 import type { ModelAccess } from "../../core/pi-extensions/pi-models";
 import { resolveAgentDir } from "../../core/session/paths";
 import type { SlashCommand } from "../../protocol/chat-messages";
+import { showPick } from "../quick-pick-probe";
 import { registerCommandSet } from "../register-commands";
 import type { SessionHost } from "../session-host";
 import { VscodePiUi } from "./pi-ui-vscode";
@@ -157,7 +158,7 @@ export class PiExtensions implements vscode.Disposable {
     }
     if (statuses.length === 0 && this.set.loaded) items.push({ label: "$(info) No Pi extensions found", detail: `Put extension files in ${join(this.agentDir(), "extensions")} or the workspace's .pi/extensions/ (trusted workspaces), or list them in arbor.extensions.paths.`, alwaysShow: true });
     items.push({ label: "", kind: vscode.QuickPickItemKind.Separator }, { label: "$(info) Note", detail: CWD_NOTE, alwaysShow: true });
-    const picked = await vscode.window.showQuickPick(items, { title: "Arbor: Extensions (Pi extension files of this session)", matchOnDescription: true, matchOnDetail: true });
+    const picked = await showPick(items, { title: "Arbor: Extensions (Pi extension files of this session)", matchOnDescription: true, matchOnDetail: true });
     if (picked?.status) await vscode.window.showTextDocument(vscode.Uri.file(picked.status.extension.path), { preview: true });
   }
 

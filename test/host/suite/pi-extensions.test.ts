@@ -14,6 +14,7 @@ import type { SessionManager } from "../../../src/core/session/session-manager";
 import type { ChatController } from "../../../src/extension/chat/chat-controller";
 import type { PiExtensions } from "../../../src/extension/pi/pi-extensions";
 import { reply, startScriptedServer, type ScriptedServer } from "../../support/scripted-openai-server";
+import { acceptInQuickPick, quickPickDrawn } from "./host-helpers";
 import { setPiProvider, useScriptedModel } from "./model-helpers";
 import { QuickPickWatch, recordNotifications, RecordingSurface } from "./ui-helpers";
 
@@ -218,6 +219,7 @@ describe("Pi's example extensions in the extension host (issue 8.2)", function (
       join(folder, "tui.ts"),
       `export default function (pi) { pi.registerCommand("panel", { handler: async (_a, ctx) => { ctx.ui.setFooter(() => ({})); ctx.ui.notify("still here", "info"); } }); }`,
     );
+    writeFileSync(join(folder, "broken.ts"), "export default function (pi) { pi.on("); // for the next test: a file that does not load
     const running = vscode.commands.executeCommand("arbor.newSession");
     if (loaded().includes("confirm-destructive:loaded")) await picks.answer("confirm-destructive: Clear session?", 0);
     await running;
@@ -230,5 +232,18 @@ describe("Pi's example extensions in the extension host (issue 8.2)", function (
     await vscode.commands.executeCommand("arbor.runExtensionCommand", "panel", "");
     assert.ok(notes.warnings.some((w) => w.includes('"tui"') && w.includes("ctx.ui.setFooter()")), notes.warnings.join("\n"));
     assert.ok(notes.infos.includes("tui: still here"));
+  });
+
+  it("Arbor: Extensions lists each file with its state (one that does not load among them) and the process.cwd() note; choosing one opens it", async () => {
+    // broken.ts was added with the thrower (loaded with that session).
+    assert.ok(loaded().includes("broken:failed"), loaded().join(", "));
+    const listing = vscode.commands.executeCommand("arbor.showExtensions");
+    const title = "Arbor: Extensions (Pi extension files of this session)";
+    const open = await quickPickDrawn(title);
+    for (const label of ["$(error) broken", "$(extensions) hello", "$(info) Note"]) assert.ok(open.labels.includes(label), `${label} in ${open.labels.join(" | ")}`);
+    await acceptInQuickPick(title, "$(extensions) hello");
+    await listing;
+    await until(() => vscode.window.activeTextEditor?.document.uri.fsPath === join(folder, "hello.ts"), "hello.ts opened");
+    await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
   });
 });

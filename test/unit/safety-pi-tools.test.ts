@@ -34,8 +34,18 @@ const textOf = (m: ToolResultMessage) => m.content.map((b) => (b.type === "text"
 describe("tool safety: Pi extensions that replace a built-in tool", function () {
   this.timeout(60_000);
   let kit: AgentKit;
-  beforeEach(async () => (kit = await makeKit()));
-  afterEach(async () => kit.cleanup());
+  // The example's hook runs `source ~/.profile` before each command: the machine's own profile (which
+  // may be slow or hang, as a pyenv rehash waiting on a stale lock did here) must not decide the test.
+  const home = process.env.HOME;
+  beforeEach(async () => {
+    kit = await makeKit();
+    process.env.HOME = kit.cwd;
+  });
+  afterEach(async () => {
+    if (home === undefined) delete process.env.HOME;
+    else process.env.HOME = home;
+    await kit.cleanup();
+  });
 
   it("bash-spawn-hook.ts's `bash` asks before each command, and a denial keeps its code from running", async () => {
     const asked: ApprovalRequest[] = [];

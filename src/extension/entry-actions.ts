@@ -19,7 +19,7 @@ export async function askLeaveBranch(abandoned: number): Promise<LeaveChoice | u
   if (!pick) return undefined;
   if (pick.choice === "no") return { summarize: false };
   if (pick.choice === "yes") return { summarize: true };
-  const instructions = await vscode.window.showInputBox({ title: "Branch summary instructions", prompt: "What should the summary focus on?" });
+  const instructions = await vscode.window.showInputBox({ title: "Branch summary instructions", prompt: "What should the summary focus on?", ignoreFocusOut: true });
   return instructions === undefined ? undefined : { summarize: true, instructions };
 }
 
@@ -56,6 +56,9 @@ export async function promptLabel(host: SessionHost, id: string): Promise<void> 
   if (!sm) return;
   const current = sm.getLabel(id);
   const value = await vscode.window.showInputBox({
+    // Opened from a row's context menu in the tree's webview: the workbench hands the focus back to
+    // the webview as the menu closes, which would close a box that gives way on focus loss.
+    ignoreFocusOut: true,
     title: `Label entry ${id}`,
     prompt: "A name for this point (empty clears the label)",
     value: current ?? "",

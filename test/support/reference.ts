@@ -10,6 +10,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { makeTempDir } from "./temp-dir";
 import type {
   AgentMessage,
   BashExecutionMessage,
@@ -218,4 +219,28 @@ export function referencePackageDir(): string {
     if (existsSync(join(dir, "package.json"))) return dir;
   }
   throw new Error(`${REFERENCE_PACKAGE} is not installed: run npm install`);
+}
+
+/**
+ * For a mocha `describe` comparing against the reference: the reference loaded and a temporary folder
+ * made before its tests (both read through the returned object), the folder removed after them.
+ */
+export function referenceFixture(): { readonly pi: PiReference; readonly tmp: { dir: string; cleanup(): void } } {
+  let pi: PiReference | undefined;
+  let tmp: { dir: string; cleanup(): void } | undefined;
+  before(async () => {
+    pi = await loadReference();
+    tmp = makeTempDir();
+  });
+  after(() => tmp?.cleanup());
+  return {
+    get pi() {
+      if (!pi) throw new Error("the reference is loaded in before()");
+      return pi;
+    },
+    get tmp() {
+      if (!tmp) throw new Error("the temporary folder is made in before()");
+      return tmp;
+    },
+  };
 }

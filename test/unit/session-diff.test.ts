@@ -9,8 +9,7 @@ import { join } from "node:path";
 import { SessionManager } from "../../src/core/session/session-manager";
 import type { SessionEntry } from "../../src/core/session/types";
 import { generateReferenceSession } from "../support/random-session";
-import { loadReference, type PiReference } from "../support/reference";
-import { makeTempDir } from "../support/temp-dir";
+import { referenceFixture } from "../support/reference";
 
 const SEEDS = 60;
 
@@ -19,22 +18,16 @@ function parseLines(file: string): Record<string, unknown>[] {
 }
 
 describe("SessionManager against the reference", () => {
-  let pi: PiReference;
-  let tmp: ReturnType<typeof makeTempDir>;
-  before(async () => {
-    pi = await loadReference();
-    tmp = makeTempDir();
-  });
-  after(() => tmp.cleanup());
+  const fx = referenceFixture();
 
   it("reads random session files exactly as the reference does", async () => {
     let files = 0;
     for (let seed = 1; seed <= SEEDS; seed++) {
-      const dir = join(tmp.dir, `read-${seed}`);
-      const { file } = generateReferenceSession(pi, { seed, entries: 20 + ((seed * 7) % 150), persistDir: dir, unknownRoles: true });
+      const dir = join(fx.tmp.dir, `read-${seed}`);
+      const { file } = generateReferenceSession(fx.pi, { seed, entries: 20 + ((seed * 7) % 150), persistDir: dir, unknownRoles: true });
       if (!file || !readdirSync(dir).length) continue; // the reference writes nothing without an assistant message
       files++;
-      const ref = pi.SessionManager.open(file);
+      const ref = fx.pi.SessionManager.open(file);
       const ours = await SessionManager.open(file, { readOnly: true });
       const refEntries = ref.getEntries();
       assert.deepEqual(ours.getEntries(), refEntries, `entries, seed ${seed}`);
@@ -47,7 +40,7 @@ describe("SessionManager against the reference", () => {
         assert.equal(ours.getLabel(e.id), ref.getLabel(e.id));
         assert.deepEqual(ours.getBranch(e.id), ref.getBranch(e.id));
         assert.deepEqual(ours.getChildren(e.id), ref.getChildren(e.id));
-        assert.deepEqual(ours.buildSessionContext(e.id), pi.buildSessionContext(refEntries, e.id), `context at ${e.id}, seed ${seed}`);
+        assert.deepEqual(ours.buildSessionContext(e.id), fx.pi.buildSessionContext(refEntries, e.id), `context at ${e.id}, seed ${seed}`);
       }
       assert.deepEqual(ours.getProblems(), []);
       await ours.close();
@@ -59,11 +52,11 @@ describe("SessionManager against the reference", () => {
     let forked = 0;
     let compared = 0;
     for (let seed = 100; seed < 120; seed++) {
-      const dir = join(tmp.dir, `fork-${seed}`);
-      const { file, ids } = generateReferenceSession(pi, { seed, entries: 60, persistDir: dir });
+      const dir = join(fx.tmp.dir, `fork-${seed}`);
+      const { file, ids } = generateReferenceSession(fx.pi, { seed, entries: 60, persistDir: dir });
       if (!file || !readdirSync(dir).length) continue;
       const leaf = ids[(seed * 13) % ids.length]!;
-      const ref = pi.SessionManager.open(file);
+      const ref = fx.pi.SessionManager.open(file);
       const ours = await SessionManager.open(file);
       ref.branch(leaf);
       ours.branch(leaf);
@@ -75,7 +68,7 @@ describe("SessionManager against the reference", () => {
       assert.deepEqual(anon(ours.getLeafEntry()), anon(ref.getLeafEntry()), "the leaf after the fork");
       // Pi's own fork can lose the history before a label on the path (see branchedLines); ours
       // keeps the whole path, so it resolves to what the original resolved to at that entry.
-      assert.deepEqual(ours.buildSessionContext(), pi.buildSessionContext(pi.SessionManager.open(file).getEntries(), leaf), `context after the fork, seed ${seed}`);
+      assert.deepEqual(ours.buildSessionContext(), fx.pi.buildSessionContext(fx.pi.SessionManager.open(file).getEntries(), leaf), `context after the fork, seed ${seed}`);
       const refHas = readdirSync(dir).includes(refFork.split("/").pop()!);
       const ourHas = readdirSync(dir).includes(ourFork.split("/").pop()!);
       assert.equal(ourHas, refHas, "both write the fork only when it holds an assistant message");
@@ -94,10 +87,10 @@ describe("SessionManager against the reference", () => {
         const pathPart = ol.filter((l, i) => l.type !== "label" || i < ol.findIndex((x) => x.type === "label" && !rl.some((r) => r.id === x.id)));
         for (let i = 1; i < pathPart.length; i++) assert.equal(pathPart[i]!.parentId, pathPart[i - 1]!.id, `the fork's path is one chain, seed ${seed}`);
         // and Pi reads our fork as the whole path up to the entry
-        assert.deepEqual(pi.SessionManager.open(ourFork).buildSessionContext().messages, pi.buildSessionContext(pi.SessionManager.open(file).getEntries(), leaf).messages, `Pi reads the fork whole, seed ${seed}`);
+        assert.deepEqual(fx.pi.SessionManager.open(ourFork).buildSessionContext().messages, fx.pi.buildSessionContext(fx.pi.SessionManager.open(file).getEntries(), leaf).messages, `Pi reads the fork whole, seed ${seed}`);
         // the label chain hangs under the path
         for (let i = 0; i < ol.length; i++) if (ol[i]!.type === "label") assert.equal(ol[i]!.parentId, ol[i - 1]!.id);
-        const reopened = pi.SessionManager.open(ourFork);
+        const reopened = fx.pi.SessionManager.open(ourFork);
         assert.deepEqual(reopened.getEntries().filter((e: SessionEntry) => e.type !== "label"), ol.filter((e) => e.type !== "label"));
       }
       await ours.close();
@@ -107,10 +100,10 @@ describe("SessionManager against the reference", () => {
   });
 
   it("lists a folder like the reference, and again from its index", async () => {
-    const dir = join(tmp.dir, "list");
-    for (let seed = 200; seed < 215; seed++) generateReferenceSession(pi, { seed, entries: 30 + seed % 40, persistDir: dir });
-    const indexDir = join(tmp.dir, "index");
-    let expected = await pi.SessionManager.list("/unused", dir);
+    const dir = join(fx.tmp.dir, "list");
+    for (let seed = 200; seed < 215; seed++) generateReferenceSession(fx.pi, { seed, entries: 30 + seed % 40, persistDir: dir });
+    const indexDir = join(fx.tmp.dir, "index");
+    let expected = await fx.pi.SessionManager.list("/unused", dir);
     const compare = async (pass: string) => {
       const ours = await SessionManager.list("/unused", { sessionDir: dir, indexDir });
       assert.equal(ours.length, expected.length, pass);
@@ -128,11 +121,11 @@ describe("SessionManager against the reference", () => {
     // Files that grow are read on from where the index left off; twice, so a wrong offset would show.
     for (const round of [1, 2]) {
       for (const info of expected.slice(0, 3)) {
-        const grower = pi.SessionManager.open(info.path);
+        const grower = fx.pi.SessionManager.open(info.path);
         grower.appendMessage({ role: "user", content: `round ${round}`, timestamp: Date.now() + round });
         grower.appendLabelChange(grower.getLeafId()!, `r${round}`);
       }
-      expected = await pi.SessionManager.list("/unused", dir);
+      expected = await fx.pi.SessionManager.list("/unused", dir);
       await compare(`grown ${round}`);
     }
   });

@@ -12,8 +12,7 @@ import { join } from "node:path";
 import { SessionManager } from "../../src/core/session/session-manager";
 import type { SessionContext, SessionEntry } from "../../src/core/session/types";
 import { createRng, generateReferenceSession, type Rng } from "../support/random-session";
-import { loadReference, type PiReference, type RefTreeNode } from "../support/reference";
-import { makeTempDir } from "../support/temp-dir";
+import { referenceFixture, type RefTreeNode } from "../support/reference";
 
 type Line = Record<string, unknown>;
 
@@ -95,19 +94,13 @@ function withBadLine(rng: Rng, lines: Line[]): (Line | string)[] {
 
 describe("migration of old session files against the reference", function () {
   this.timeout(180_000);
-  let pi: PiReference;
-  let tmp: ReturnType<typeof makeTempDir>;
-  before(async () => {
-    pi = await loadReference();
-    tmp = makeTempDir();
-  });
-  after(() => tmp.cleanup());
+  const fx = referenceFixture();
 
   async function compare(file: string, what: string): Promise<{ entries: number; leaves: number }> {
     const refCopy = `${file}.ref.jsonl`;
     copyFileSync(file, refCopy);
     const original = readFileSync(file, "utf8");
-    const ref = pi.SessionManager.open(refCopy);
+    const ref = fx.pi.SessionManager.open(refCopy);
     const ours = await SessionManager.open(file, { readOnly: true });
     try {
       assert.equal(readFileSync(file, "utf8"), original, `${what}: opening never writes`);
@@ -119,7 +112,7 @@ describe("migration of old session files against the reference", function () {
       assert.deepEqual(normalizeTree(ours.getTree(), ourAt), normalizeTree(ref.getTree(), theirAt), `${what}: tree`);
       assert.equal(ourAt(ours.getLeafId()), theirAt(ref.getLeafId()), `${what}: leaf`);
       for (let i = 0; i < theirEntries.length; i++) {
-        const expected = normalizeContext(pi.buildSessionContext(theirEntries, theirEntries[i]!.id), theirAt);
+        const expected = normalizeContext(fx.pi.buildSessionContext(theirEntries, theirEntries[i]!.id), theirAt);
         assert.deepEqual(normalizeContext(ours.buildSessionContext(ourEntries[i]!.id), ourAt), expected, `${what}: context at entry ${i}`);
       }
       return { entries: theirEntries.length, leaves: theirEntries.length };
@@ -132,10 +125,10 @@ describe("migration of old session files against the reference", function () {
     let hooks = 0;
     for (let seed = 1; seed <= 20; seed++) {
       const rng = createRng(seed * 31);
-      const { file } = generateReferenceSession(pi, { seed, entries: 80, persistDir: join(tmp.dir, `v2-${seed}`) });
+      const { file } = generateReferenceSession(fx.pi, { seed, entries: 80, persistDir: join(fx.tmp.dir, `v2-${seed}`) });
       const lines = downgradeToV2(readLines(file!));
       hooks += lines.filter((l) => (l.message as { role?: string } | undefined)?.role === "hookMessage").length;
-      const v2 = join(tmp.dir, `v2-${seed}.jsonl`);
+      const v2 = join(fx.tmp.dir, `v2-${seed}.jsonl`);
       writeLines(v2, withBadLine(rng, lines));
       await compare(v2, `seed ${seed} (v2)`);
     }
@@ -146,13 +139,13 @@ describe("migration of old session files against the reference", function () {
     let compactions = 0;
     for (let seed = 1; seed <= 20; seed++) {
       const rng = createRng(seed * 17);
-      const { file, manager } = generateReferenceSession(pi, { seed, entries: 80, persistDir: join(tmp.dir, `v1-${seed}`) });
+      const { file, manager } = generateReferenceSession(fx.pi, { seed, entries: 80, persistDir: join(fx.tmp.dir, `v1-${seed}`) });
       const entries = manager.getEntries();
       const leaf = rng.pick(entries.slice(Math.floor(entries.length / 2)));
       const path = manager.getBranch(leaf.id).map((e) => e.id);
       const lines = downgradeToV1(readLines(file!), path);
       compactions += lines.filter((l) => typeof l.firstKeptEntryIndex === "number").length;
-      const v1 = join(tmp.dir, `v1-${seed}.jsonl`);
+      const v1 = join(fx.tmp.dir, `v1-${seed}.jsonl`);
       writeLines(v1, withBadLine(rng, lines));
       const { entries: count } = await compare(v1, `seed ${seed} (v1)`);
       assert.equal(count, lines.length - 1);
@@ -162,8 +155,8 @@ describe("migration of old session files against the reference", function () {
 
   it("after Arbor's first append rewrites a migrated file (with a backup), the reference reads what Arbor reads", async () => {
     for (const version of [1, 2] as const) {
-      const dir = join(tmp.dir, `rewrite-${version}`);
-      const { file, manager } = generateReferenceSession(pi, { seed: 40 + version, entries: 60, persistDir: dir });
+      const dir = join(fx.tmp.dir, `rewrite-${version}`);
+      const { file, manager } = generateReferenceSession(fx.pi, { seed: 40 + version, entries: 60, persistDir: dir });
       const lines = readLines(file!);
       const old = version === 2 ? downgradeToV2(lines) : downgradeToV1(lines, manager.getBranch().map((e) => e.id));
       const target = join(dir, "old.jsonl");
@@ -175,7 +168,7 @@ describe("migration of old session files against the reference", function () {
       const backups = readdirSync(dir).filter((n) => n.startsWith("old.jsonl.") && n.endsWith(".bak"));
       assert.equal(backups.length, 1, `v${version}: one backup`);
       assert.equal(readFileSync(join(dir, backups[0]!), "utf8"), original, `v${version}: the backup holds the original`);
-      const reread = pi.SessionManager.open(target);
+      const reread = fx.pi.SessionManager.open(target);
       const mine = await SessionManager.open(target, { readOnly: true });
       try {
         assert.equal(reread.getHeader()?.version, 3);

@@ -9,8 +9,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SessionManager } from "../../src/core/session/session-manager";
 import { createRng, generateReferenceSession, type Rng } from "../support/random-session";
-import { loadReference, type PiReference } from "../support/reference";
-import { makeTempDir } from "../support/temp-dir";
+import { referenceFixture } from "../support/reference";
 
 function space(rng: Rng): string {
   const roll = rng.int(20);
@@ -50,26 +49,20 @@ function write(value: unknown, rng: Rng, style: { shuffle: boolean; escapes: num
 }
 
 describe("session files from other writers", () => {
-  let pi: PiReference;
-  let tmp: ReturnType<typeof makeTempDir>;
-  before(async () => {
-    pi = await loadReference();
-    tmp = makeTempDir();
-  });
-  after(() => tmp.cleanup());
+  const fx = referenceFixture();
 
   it("reads them exactly as the reference does", async () => {
     for (let seed = 1; seed <= 24; seed++) {
       const rng = createRng(seed * 31);
-      const { file } = generateReferenceSession(pi, { seed, entries: 40 + seed * 3, persistDir: join(tmp.dir, `s${seed}`), unknownRoles: true });
+      const { file } = generateReferenceSession(fx.pi, { seed, entries: 40 + seed * 3, persistDir: join(fx.tmp.dir, `s${seed}`), unknownRoles: true });
       if (!file) continue;
       const style = { shuffle: seed % 2 === 0, escapes: seed % 3 === 0 ? 0.05 : 0, spaces: seed % 4 < 2 };
       const original = readFileSync(file, "utf8").split("\n").filter(Boolean);
       const rewritten = original.map((line, i) => (i === 0 || rng.chance(0.7) ? write(JSON.parse(line), rng, style, true) : line));
-      const target = join(tmp.dir, `other-${seed}.jsonl`);
+      const target = join(fx.tmp.dir, `other-${seed}.jsonl`);
       writeFileSync(target, rewritten.join(seed % 5 === 0 ? "\r\n" : "\n") + "\n");
 
-      const ref = pi.SessionManager.open(target);
+      const ref = fx.pi.SessionManager.open(target);
       const ours = await SessionManager.open(target, { readOnly: true });
       const label = `seed ${seed} ${JSON.stringify(style)}`;
       const refEntries = ref.getEntries();
@@ -80,7 +73,7 @@ describe("session files from other writers", () => {
       assert.deepEqual(ours.buildSessionContext(), ref.buildSessionContext(), `context at the leaf, ${label}`);
       for (const e of refEntries) {
         assert.equal(ours.getLabel(e.id), ref.getLabel(e.id));
-        assert.deepEqual(ours.buildSessionContext(e.id), pi.buildSessionContext(refEntries, e.id), `context at ${e.id}, ${label}`);
+        assert.deepEqual(ours.buildSessionContext(e.id), fx.pi.buildSessionContext(refEntries, e.id), `context at ${e.id}, ${label}`);
       }
       assert.deepEqual(ours.getSummaries().map((s) => s.id), refEntries.map((e) => e.id));
       assert.deepEqual(ours.getProblems(), []);

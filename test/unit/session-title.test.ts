@@ -10,17 +10,10 @@ import { SessionManager } from "../../src/core/session/session-manager";
 import { NO_MESSAGES } from "../../src/core/session/session-list";
 import { openSessionTitle, sessionTitle, TITLE_LIMIT, UNTITLED_SESSION } from "../../src/core/session/title";
 import { generateReferenceSession } from "../support/random-session";
-import { loadReference, type PiReference } from "../support/reference";
-import { makeTempDir } from "../support/temp-dir";
+import { referenceFixture } from "../support/reference";
 
 describe("session title", () => {
-  let pi: PiReference;
-  let tmp: ReturnType<typeof makeTempDir>;
-  before(async () => {
-    pi = await loadReference();
-    tmp = makeTempDir();
-  });
-  after(() => tmp.cleanup());
+  const fx = referenceFixture();
 
   it("is the name, else the first message on one line, cut at the limit; else New session", () => {
     assert.equal(sessionTitle({ name: "  My  work ", firstMessage: "hello" }), "My work");
@@ -33,10 +26,10 @@ describe("session title", () => {
   });
 
   it("is the same for a listed session and the same session open, on random reference sessions", async () => {
-    const dir = join(tmp.dir, "random");
+    const dir = join(fx.tmp.dir, "random");
     let named = 0;
     let unnamed = 0;
-    for (let seed = 1; seed <= 30; seed++) generateReferenceSession(pi, { seed, entries: 10 + ((seed * 13) % 60), persistDir: dir });
+    for (let seed = 1; seed <= 30; seed++) generateReferenceSession(fx.pi, { seed, entries: 10 + ((seed * 13) % 60), persistDir: dir });
     const listed = await SessionManager.list("/", { sessionDir: dir, indexDir: false });
     assert.ok(listed.length > 10, `only ${listed.length} sessions were written`);
     for (const info of listed) {
@@ -53,7 +46,7 @@ describe("session title", () => {
   });
 
   it("skips a first user message without text, as the listing does, and follows appends", async () => {
-    const dir = join(tmp.dir, "edge");
+    const dir = join(fx.tmp.dir, "edge");
     const file = join(dir, "s.jsonl");
     const header = { type: "session", version: 3, id: "sess", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/" };
     const message = (id: string, parentId: string | null, content: unknown) => ({

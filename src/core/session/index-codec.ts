@@ -33,15 +33,9 @@ export interface SessionIndexData {
   columns: StoreColumns;
 }
 
-interface Meta {
+/** The index's JSON part: the data besides the columns, and how the columns are laid out. */
+interface Meta extends Omit<SessionIndexData, "columns"> {
   format: number;
-  key: IndexKey;
-  header: SessionHeader;
-  fileVersion: number;
-  offset: number;
-  lineCount: number;
-  unterminated: boolean;
-  problems: LineProblem[];
   count: number;
   typeNames: string[];
   roleNames: (string | null)[];

@@ -44,6 +44,11 @@ export function fold(key: string, folds: FoldState, className: string, summary: 
     details.open = true;
     fill();
   }
+  // The body is built as the summary is clicked (or pressed), before the details opens: the toggle
+  // event comes a task later, and the open fold would otherwise paint empty for a frame.
+  head.addEventListener("click", () => {
+    if (!details.open) fill();
+  });
   details.addEventListener("toggle", () => {
     if (details.open) {
       folds.add(key);

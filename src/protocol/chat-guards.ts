@@ -2,6 +2,7 @@
  * Validating guards for the chat protocol (see chat-messages.ts). Each field is checked; whatever
  * fails is logged and dropped by the receiver. Extra fields are ignored.
  */
+import { CHROME_LIMITS } from "../core/pi-extensions/chrome";
 import { THINKING_LEVELS, type ThinkingLevel } from "../core/session/types";
 import type { AssistantPart, ToolResultView, TranscriptItem } from "../core/transcript/transcript";
 import {
@@ -10,6 +11,8 @@ import {
   type ChatSessionInfo,
   type ChatToHostMessage,
   type ContextUse,
+  type ExtensionUiState,
+  type ExtensionWidget,
   type HostToChatMessage,
   type RunState,
   type SlashCommand,
@@ -133,6 +136,25 @@ function isContext(x: unknown): x is ContextUse | null {
 
 const isNotice = (x: unknown): x is string | null => x === null || isShort(x);
 
+const isLine = (x: unknown): x is string => isText(x, CHROME_LIMITS.lineLength);
+
+function isWidget(x: unknown): x is ExtensionWidget {
+  return isRecord(x) && isName(x.extension) && isName(x.key) && isOneOf(["above", "below"] as const)(x.placement) && isArrayOf(x.lines, CHROME_LIMITS.lines, isLine);
+}
+
+function isExtensionUi(x: unknown): x is ExtensionUiState {
+  if (!isRecord(x)) return false;
+  const indicator = x.workingIndicator;
+  return (
+    isArrayOf(x.widgets, CHROME_LIMITS.widgets, isWidget) &&
+    (x.title === null || isLine(x.title)) &&
+    (x.workingMessage === null || isLine(x.workingMessage)) &&
+    isBool(x.workingVisible) &&
+    (indicator === null || (isRecord(indicator) && isArrayOf(indicator.frames, CHROME_LIMITS.frames, isLine) && isCount(indicator.intervalMs))) &&
+    (x.thinkingLabel === null || isLine(x.thinkingLabel))
+  );
+}
+
 /** Validates a message from the host before the chat webview acts on it. */
 export function isHostToChatMessage(x: unknown): x is HostToChatMessage {
   if (!isRecord(x)) return false;
@@ -147,8 +169,11 @@ export function isHostToChatMessage(x: unknown): x is HostToChatMessage {
         isNotice(x.noModel) &&
         isArrayOf(x.commands, 1_000, isCommand) &&
         isContext(x.context) &&
-        (x.input === null || isText(x.input, CHAT_LIMITS.inputLength))
+        (x.input === null || isText(x.input, CHAT_LIMITS.inputLength)) &&
+        isExtensionUi(x.extensionUi)
       );
+    case "extensionUi":
+      return isExtensionUi(x.ui);
     case "transcriptReset":
       return isWindow(x.transcript);
     case "itemsAppended":

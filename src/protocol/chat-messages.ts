@@ -13,7 +13,10 @@
  * that of a short one. A streaming reply travels as small deltas and becomes an item once complete.
  */
 import type { ThinkingLevel } from "../core/session/types";
+import type { ExtensionUiState } from "../core/pi-extensions/chrome";
 import type { TranscriptItem } from "../core/transcript/transcript";
+
+export type { ExtensionUiState, ExtensionWidget } from "../core/pi-extensions/chrome";
 
 export type { TranscriptItem } from "../core/transcript/transcript";
 
@@ -78,6 +81,7 @@ export interface TranscriptWindow {
   items: TranscriptSlot[];
 }
 
+
 // ---------------------------------------------------------------------------
 // Host → webview
 // ---------------------------------------------------------------------------
@@ -96,6 +100,13 @@ export interface ChatStateMessage {
   context: ContextUse | null;
   /** Text to put in the input (taken back for editing while no chat was shown), or null. */
   input: string | null;
+  extensionUi: ExtensionUiState;
+}
+
+/** Pi extensions changed the chat's chrome (widgets, title, working indicator, thinking label). */
+export interface ExtensionUiMessage {
+  type: "extensionUi";
+  ui: ExtensionUiState;
 }
 
 /** A new transcript (a checkout, a switch): replaces everything the webview holds. */
@@ -220,7 +231,8 @@ export type HostToChatMessage =
   | SessionInfoMessage
   | CommandsMessage
   | SetInputMessage
-  | NoticeMessage;
+  | NoticeMessage
+  | ExtensionUiMessage;
 
 // ---------------------------------------------------------------------------
 // Webview → host

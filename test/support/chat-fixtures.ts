@@ -1,4 +1,5 @@
 /** Transcript items and host messages for the chat webview tests and the chat benchmark. */
+import { EMPTY_EXTENSION_UI } from "../../src/core/pi-extensions/chrome";
 import type { TranscriptItem } from "../../src/core/transcript/transcript";
 import type { ChatStateMessage } from "../../src/protocol/chat-messages";
 
@@ -60,6 +61,7 @@ export function chatState(items: (TranscriptItem | null)[], options: { total?: n
     session: { sessionId: "s-1", title: "Parser work", readOnly: null, restriction: null },
     transcript: { generation: options.generation ?? 1, total, start: options.start ?? total - items.length, items },
     run: null,
+    extensionUi: EMPTY_EXTENSION_UI,
     model: { provider: "demo", id: "demo-model", name: "Demo Model", contextWindow: 128_000, thinkingLevels: ["off", "minimal", "low", "medium", "high"] },
     thinkingLevel: "off",
     noModel: null,

@@ -3,6 +3,7 @@
  * (or with the dialog's default when the script is empty), honouring `timeout` and `signal` the way
  * the VS Code module does.
  */
+import { ExtensionChrome } from "../../src/core/pi-extensions/chrome";
 import type { DialogOptions, NotifyType, PiUiHost } from "../../src/core/pi-extensions/pi-ui";
 
 export type UiAnswer = boolean | string | undefined | { hold: true };
@@ -12,6 +13,8 @@ export class HeadlessUi implements PiUiHost {
   readonly notifications: { extension: string; message: string; type: NotifyType }[] = [];
   readonly statuses = new Map<string, string>();
   editorText = "";
+  /** The chat chrome as the extensions set it (widgets, title, working indicator, thinking label). */
+  readonly chrome = new ExtensionChrome(() => undefined);
   private readonly answers: UiAnswer[] = [];
 
   /** Queues answers for the next dialogs, in order. `{ hold: true }`: the dialog stays open until timeout or signal. */
@@ -53,12 +56,6 @@ export class HeadlessUi implements PiUiHost {
   setStatus(extension: string, key: string, text: string | undefined): void {
     if (text === undefined) this.statuses.delete(`${extension}/${key}`);
     else this.statuses.set(`${extension}/${key}`, text);
-  }
-  setWidget(extension: string, key: string, lines: string[] | undefined): void {
-    this.calls.push(`widget ${extension}/${key}: ${lines?.join("|") ?? "(removed)"}`);
-  }
-  setTitle(_extension: string, title: string): void {
-    this.calls.push(`title: ${title}`);
   }
   setEditorText(_extension: string, text: string): void {
     this.editorText = text;

@@ -81,6 +81,54 @@ describe("Chat webview in Chromium", function () {
     assert.equal(await count("details.tool[open] .output.error"), 1);
   });
 
+  it("draws what Pi extensions show: widgets around the input, a title, the working message and frames, the thinking label", async () => {
+    const thinking = replyItem("a1", "Done.", { parts: [{ type: "thinking", text: "Let me think.", redacted: false }, { type: "text", text: "Done." }] });
+    await send(chatState([userItem("u1", "hi"), thinking]));
+    const ui = {
+      widgets: [
+        { extension: "plan", key: "todos", placement: "above", lines: ["1. read", "<img src=x onerror=\"window.__pwned = 5\">"] },
+        { extension: "plan", key: "hint", placement: "below", lines: ["below the input"] },
+      ],
+      title: "pi - demo",
+      workingMessage: "Cooking…",
+      workingVisible: true,
+      workingIndicator: { frames: ["◐", "◓"], intervalMs: 20 },
+      thinkingLabel: "Pondering...",
+    };
+    await send({ type: "extensionUi", ui });
+    await frame();
+    assert.equal(await text(".ext-widgets.above .ext-widget"), '1. read\n<img src=x onerror="window.__pwned = 5">');
+    assert.equal(await count(".ext-widgets img"), 0);
+    assert.equal(await text(".ext-widgets.below"), "below the input");
+    // Above the input and below it, in the page's order.
+    assert.equal(await page.evaluate("document.querySelector('.ext-widgets.above').compareDocumentPosition(document.querySelector('.composer')) & Node.DOCUMENT_POSITION_FOLLOWING"), 4);
+    assert.equal(await page.evaluate("document.querySelector('.composer').compareDocumentPosition(document.querySelector('.ext-widgets.below')) & Node.DOCUMENT_POSITION_FOLLOWING"), 4);
+    assert.equal(await text(".chat-header .ext-title"), "pi - demo");
+    assert.equal(await text("details.thinking summary"), "Pondering...");
+
+    await send({ type: "runState", run: { kind: "reply", label: "Replying…" } });
+    assert.equal(await text(".run-indicator .run-label"), "Cooking…");
+    assert.equal(await count(".run-indicator .codicon-loading"), 0);
+    // The frames turn at the extension's interval.
+    await page.waitForFunction("document.querySelector('.run-indicator .run-frame').textContent === '◓'");
+    // Other runs (a shell command, a compaction) keep Arbor's own indicator.
+    await send({ type: "runState", run: { kind: "bash", label: "Running !ls…" } });
+    assert.equal(await text(".run-indicator .run-label"), "Running !ls…");
+    assert.equal(await count(".run-indicator .codicon-loading"), 1);
+    await send({ type: "extensionUi", ui: { ...ui, workingVisible: false } });
+    await send({ type: "runState", run: { kind: "reply", label: "Replying…" } });
+    assert.equal(await page.evaluate("document.querySelector('.run-indicator').hidden"), true);
+    assert.match(await text("button.send"), /Stop/, "the reply can still be stopped");
+
+    // The session's extensions ended: Arbor's own chrome again.
+    await send({ type: "extensionUi", ui: { widgets: [], title: null, workingMessage: null, workingVisible: true, workingIndicator: null, thinkingLabel: null } });
+    assert.equal(await page.evaluate("document.querySelector('.ext-widgets.above').hidden && document.querySelector('.ext-widgets.below').hidden && document.querySelector('.ext-title').hidden"), true);
+    assert.equal(await text("details.thinking summary"), "Thinking");
+    assert.equal(await text(".run-indicator .run-label"), "Replying…");
+    assert.equal(await page.evaluate("window.__pwned"), undefined);
+    assert.deepEqual(await page.evaluate("window.__arbor.violations"), []);
+  });
+
   it("streams a reply as it arrives and shows it once when it is recorded", async () => {
     await send(chatState([userItem("u1", "hello")]));
     await send({ type: "runState", run: { kind: "reply", label: "Replying…" } });

@@ -4,11 +4,13 @@
  * earlier ones as the reader scrolls up.
  */
 import { isHostToChatMessage } from "../../src/protocol/chat-guards";
-import type { ChatStateMessage, ChatToHostMessage, HostToChatMessage, RunState, TranscriptWindow } from "../../src/protocol/chat-messages";
+import { EMPTY_EXTENSION_UI } from "../../src/core/pi-extensions/chrome";
+import type { ChatStateMessage, ChatToHostMessage, ExtensionUiState, HostToChatMessage, RunState, TranscriptWindow } from "../../src/protocol/chat-messages";
 import { describeInvalidMessage } from "../../src/protocol/validate";
 import { codicon, el } from "../shared/dom";
 import type { VsCodeApi } from "../shared/vscode-api";
 import { Composer } from "./composer";
+import { ExtensionChromeView } from "./extension-chrome";
 import type { FoldState, LiveTools } from "./item-view";
 import { LiveArea } from "./live-reply";
 import { TranscriptList } from "./transcript-list";
@@ -34,6 +36,7 @@ export class ChatApp {
   private readonly readOnly = el("div", "notice notice-readonly");
   private readonly message = el("div", "notice notice-message");
   private readonly indicator = el("div", "run-indicator");
+  private readonly chrome: ExtensionChromeView;
   private readonly list: TranscriptList;
   private readonly live: LiveArea;
   private readonly composer: Composer;
@@ -71,7 +74,8 @@ export class ChatApp {
     });
     this.composer.restore(this.saved.input, this.saved.history);
 
-    this.header.append(codicon("comment-discussion"), this.title);
+    this.chrome = new ExtensionChromeView(this.indicator);
+    this.header.append(codicon("comment-discussion"), this.title, this.chrome.title);
     const addModel = el("button", "link-button", "Add a model");
     addModel.type = "button";
     addModel.addEventListener("click", () => this.post({ type: "addModel" }));
@@ -84,7 +88,7 @@ export class ChatApp {
     this.indicator.hidden = true;
     this.indicator.setAttribute("role", "status");
     this.indicator.setAttribute("aria-live", "polite");
-    root.append(this.header, this.list.element, this.indicator, this.notices, this.composer.element);
+    root.append(this.header, this.list.element, this.indicator, this.notices, this.chrome.above, this.composer.element, this.chrome.below);
 
     // Links in messages open through the host (VS Code asks before opening an untrusted domain);
     // the folds the reader opens are remembered across reloads of the view.
@@ -174,11 +178,14 @@ export class ChatApp {
         return this.composer.setText(m.text);
       case "notice":
         return this.showMessage(m.text, m.level);
+      case "extensionUi":
+        return this.setExtensionUi(m.ui);
     }
   }
 
   private applyState(m: ChatStateMessage): void {
     this.setSession(m.session);
+    this.setExtensionUi(m.extensionUi);
     this.resetTranscript(m.transcript);
     this.setRun(m.run);
     this.composer.setModel(m.model, m.thinkingLevel, m.context);
@@ -216,11 +223,15 @@ export class ChatApp {
     this.setNotice(this.message, text);
   }
 
+  private setExtensionUi(ui: ExtensionUiState = EMPTY_EXTENSION_UI): void {
+    this.chrome.set(ui);
+    this.chrome.showRun(this.run);
+  }
+
   private setRun(run: RunState | null): void {
     this.run = run;
     this.composer.setBusy(run !== null);
-    this.indicator.hidden = run === null;
-    this.indicator.replaceChildren(...(run ? [codicon("loading", "codicon-modifier-spin"), el("span", "", run.label)] : []));
+    this.chrome.showRun(run);
     if (!run) {
       this.live.endReply();
       this.live.endBash();

@@ -169,8 +169,33 @@ function toolRun(key: string, folds: FoldState, part: Extract<AssistantPart, { t
   return details;
 }
 
+/** The label of a folded thinking block: "Thinking", or what a Pi extension set (`ctx.ui.setHiddenThinkingLabel`). */
+let thinkingLabel: string | null = null;
+
+function labelText(node: HTMLElement): string {
+  const label = thinkingLabel ?? "Thinking";
+  if (node.dataset.redacted === "true") return `${label} (redacted)`;
+  return node.dataset.live === "true" && thinkingLabel === null ? `${label}…` : label;
+}
+
+/** The label element of a thinking block; `live` for one still streaming. */
+export function thinkingLabelElement(redacted: boolean, live = false): HTMLElement {
+  const node = el("span", "thinking-label");
+  node.dataset.redacted = String(redacted);
+  node.dataset.live = String(live);
+  node.textContent = labelText(node);
+  return node;
+}
+
+/** Sets the label of folded thinking blocks, for those drawn from now on and those under `root`. */
+export function setThinkingLabel(label: string | null, root: ParentNode): void {
+  if (label === thinkingLabel) return;
+  thinkingLabel = label;
+  for (const node of root.querySelectorAll<HTMLElement>(".thinking-label")) node.textContent = labelText(node);
+}
+
 function thinkingFold(key: string, folds: FoldState, text: string, redacted: boolean): HTMLElement {
-  return fold(key, folds, "thinking", [codicon("lightbulb"), el("span", "", redacted ? "Thinking (redacted)" : "Thinking")], () => [markdownBlock(text, "md thinking-text")]);
+  return fold(key, folds, "thinking", [codicon("lightbulb"), thinkingLabelElement(redacted)], () => [markdownBlock(text, "md thinking-text")]);
 }
 
 function assistantBody(item: Extract<TranscriptItem, { kind: "assistant" }>, folds: FoldState, tools: LiveTools | undefined): HTMLElement[] {

@@ -5,6 +5,7 @@
  */
 import { codicon, el } from "../shared/dom";
 import { renderMarkdown } from "../shared/markdown";
+import { thinkingLabelElement } from "./item-view";
 
 interface LivePart {
   kind: "text" | "thinking" | "toolCall";
@@ -65,7 +66,7 @@ export class LiveArea {
     if (kind === "thinking") {
       const node = el("details", "thinking");
       const summary = el("summary");
-      summary.append(codicon("lightbulb"), el("span", "", "Thinking…"));
+      summary.append(codicon("lightbulb"), thinkingLabelElement(false, true));
       const body = el("div", "md thinking-text");
       node.append(summary, body);
       return { kind, text: "", node, body, dirty: false };

@@ -6,6 +6,7 @@
  * overlays, editor replacements, raw key input) fails with one clear message naming the
  * extension and the call; the extension's other calls keep working.
  */
+import type { ExtensionChrome } from "./chrome";
 import { UnsupportedCallError } from "./unsupported";
 
 /** Pi's dialog options: `timeout` (ms) dismisses the dialog with its default answer, `signal` dismisses it when aborted. */
@@ -26,9 +27,12 @@ export interface PiUiHost {
   editor(extension: string, title: string, prefill: string | undefined): Promise<string | undefined>;
   /** A status item per extension and key; undefined removes it. */
   setStatus(extension: string, key: string, text: string | undefined): void;
-  /** Lines an extension wants shown (Pi's text widgets); undefined removes them. */
-  setWidget(extension: string, key: string, lines: string[] | undefined): void;
-  setTitle(extension: string, title: string): void;
+  /**
+   * What extensions change in the chat's chrome (widgets, title, working indicator, thinking
+   * label): the front end keeps it in an {@link ExtensionChrome}, cleared when the session's
+   * extensions end. Values arrive as the extension gave them; the chrome makes them plain text.
+   */
+  readonly chrome: Pick<ExtensionChrome, "setWidget" | "setTitle" | "setWorkingMessage" | "setWorkingVisible" | "setWorkingIndicator" | "setHiddenThinkingLabel">;
   /** The chat's input box. */
   setEditorText(extension: string, text: string): void;
   getEditorText(extension: string): string;
@@ -102,13 +106,14 @@ export function createPiUi(extension: string, deps: PiUiDeps, assertActive: () =
     input: (title: string, placeholder?: string, options: DialogOptions = {}) => dialog(() => host.input(extension, title, placeholder, options)),
     editor: (title: string, prefill?: string) => dialog(() => host.editor(extension, title, prefill)),
     setStatus: (key: string, text: string | undefined) => (assertActive(), host.setStatus(extension, key, text)),
-    setTitle: (title: string) => (assertActive(), host.setTitle(extension, title)),
+    setTitle: (title: string) => (assertActive(), host.chrome.setTitle(title)),
     setEditorText: (text: string) => (assertActive(), host.setEditorText(extension, text)),
     pasteToEditor: (text: string) => (assertActive(), host.setEditorText(extension, host.getEditorText(extension) + text)),
     getEditorText: () => (assertActive(), host.getEditorText(extension)),
-    setWidget: (key: string, content: unknown) => {
-      if (content === undefined || Array.isArray(content)) return (assertActive(), host.setWidget(extension, key, content as string[] | undefined));
-      unsupported(`ctx.ui.setWidget("${key}", <component>)`);
+    setWidget: (key: string, content: unknown, options?: { placement?: string }) => {
+      if (content !== undefined && !Array.isArray(content)) return unsupported(`ctx.ui.setWidget("${key}", <component>)`);
+      assertActive();
+      host.chrome.setWidget(extension, String(key), content as unknown[] | undefined, options?.placement === "belowEditor" ? "below" : "above");
     },
     custom: () => {
       assertActive();
@@ -128,11 +133,12 @@ export function createPiUi(extension: string, deps: PiUiDeps, assertActive: () =
       return () => undefined;
     },
     addAutocompleteProvider: () => unsupported("ctx.ui.addAutocompleteProvider()"),
-    // Cosmetics of Pi's terminal that VS Code draws its own way: accepted and ignored.
-    setWorkingMessage: noop,
-    setWorkingVisible: noop,
-    setWorkingIndicator: noop,
-    setHiddenThinkingLabel: noop,
+    // The chat draws these: its run indicator while a reply runs, and its folded thinking blocks.
+    setWorkingMessage: (message?: string) => (assertActive(), host.chrome.setWorkingMessage(message)),
+    setWorkingVisible: (visible: boolean) => (assertActive(), host.chrome.setWorkingVisible(visible)),
+    setWorkingIndicator: (options?: unknown) => (assertActive(), host.chrome.setWorkingIndicator(options)),
+    setHiddenThinkingLabel: (label?: string) => (assertActive(), host.chrome.setHiddenThinkingLabel(label)),
+    // Tool output is folded in the chat and opened by a click: Pi's expand-all toggle is accepted and ignored.
     setToolsExpanded: noop,
     getToolsExpanded: () => (assertActive(), false),
     requestRender: noop,

@@ -4,6 +4,7 @@ import type { AgentSessionEvent } from "../../core/agent/events";
 import type { ModelInfo } from "../../core/agent/providers/provider";
 import { clampToLevels } from "../../core/models/thinking-levels";
 import type { SessionManager } from "../../core/session/session-manager";
+import { EMPTY_EXTENSION_UI, type ExtensionUiState } from "../../core/pi-extensions/chrome";
 import { THINKING_LEVELS, type ThinkingLevel } from "../../core/session/types";
 import { DisposableStore } from "../../core/util/disposable";
 import { isChatToHostMessage } from "../../protocol/chat-guards";
@@ -76,6 +77,8 @@ export class ChatController implements vscode.Disposable {
   private inputText = "";
   /** Prompts sent while a reply was running: each goes out when the run before it ends. */
   private readonly queued: string[] = [];
+  /** What Pi extensions show in the chat's chrome (widgets, title, working indicator, thinking label). */
+  private extensionUi: ExtensionUiState = EMPTY_EXTENSION_UI;
   /** The session info last sent, to send it again only when it changed. */
   private lastInfo = "";
   /** Messages from the webviews that failed validation (for tests and diagnostics). */
@@ -131,7 +134,19 @@ export class ChatController implements vscode.Disposable {
       commands: this.actions.commands(),
       context: this.contextUse(),
       input: this.pendingInput,
+      extensionUi: this.extensionUi,
     };
+  }
+
+  /** What the extensions show in the chat changed: every open chat draws it. */
+  setExtensionUi(state: ExtensionUiState): void {
+    this.extensionUi = state;
+    this.broadcast({ type: "extensionUi", ui: state });
+  }
+
+  /** What the extensions show in the chat now (for tests). */
+  get extensionUiState(): ExtensionUiState {
+    return this.extensionUi;
   }
 
   /** The session's model and level; with no session, what a new one would start with. */

@@ -9,6 +9,7 @@
  */
 import * as vscode from "vscode";
 import { join } from "node:path";
+import type { ExtensionUiState } from "../../core/pi-extensions/chrome";
 import { discoverExtensions } from "../../core/pi-extensions/discovery";
 import { PiExtensionSet, type ExtensionStatus } from "../../core/pi-extensions/pi-extension-set";
 import type { ModelAccess } from "../../core/pi-extensions/pi-models";
@@ -49,10 +50,13 @@ export class PiExtensions implements vscode.Disposable {
   private readonly commandsChanged = new vscode.EventEmitter<void>();
   /** The extensions' commands changed (a session started or ended, or one registered a command later). */
   readonly onDidChangeCommands = this.commandsChanged.event;
+  private readonly chromeChanged = new vscode.EventEmitter<ExtensionUiState>();
+  /** What the extensions show in the chat's chrome changed. */
+  readonly onDidChangeChrome = this.chromeChanged.event;
 
   constructor(private readonly deps: PiExtensionsDeps) {
     const { host, log } = deps;
-    this.ui = new VscodePiUi({ setChatInput: (text) => deps.setChatInput(text), getChatInput: () => deps.getChatInput(), log });
+    this.ui = new VscodePiUi({ setChatInput: (text) => deps.setChatInput(text), getChatInput: () => deps.getChatInput(), chromeChanged: (state) => this.chromeChanged.fire(state) });
     this.set = new PiExtensionSet({
       extensions: host.extensions,
       discover: (cwd) =>
@@ -67,12 +71,13 @@ export class PiExtensions implements vscode.Disposable {
       agentDir: () => this.agentDir(),
       cacheDir: join(deps.context.globalStorageUri.fsPath, "jiti-cache"),
       requestShutdown: () => void this.closeWhenIdle(),
-      sessionEnded: () => this.ui.clearStatuses(),
+      sessionEnded: () => this.ui.sessionEnded(),
     });
     host.sessionExtensions = this.set;
     this.disposables.push(
       this.ui,
       this.commandsChanged,
+      this.chromeChanged,
       { dispose: () => this.set.dispose() },
       { dispose: this.set.onDidChange(() => this.commandsChanged.fire()).dispose },
       { dispose: host.extensions.onDidReportError((report) => this.showError(report.extension, report.event, report.error)).dispose },

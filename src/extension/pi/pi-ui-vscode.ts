@@ -3,9 +3,11 @@
  * `select` and `confirm` (a quick pick, not a modal dialog, because Pi's `timeout` and `signal`
  * must be able to close it, and VS Code cannot close a message box from code), an input box for
  * `input`, an untitled document for `editor`, one status-bar item per extension and key for
- * `setStatus`, and the chat's input for `setEditorText`. Every title names the extension that asks.
+ * `setStatus`, the chat's input for `setEditorText`, and the chat's own chrome for widgets, the title,
+ * the working indicator and the thinking label. Every title names the extension that asks.
  */
 import * as vscode from "vscode";
+import { ExtensionChrome, type ExtensionUiState } from "../../core/pi-extensions/chrome";
 import type { DialogOptions, NotifyType, PiUiHost } from "../../core/pi-extensions/pi-ui";
 
 export interface VscodePiUiDeps {
@@ -13,8 +15,8 @@ export interface VscodePiUiDeps {
   setChatInput(text: string): void;
   /** The chat input's current text (as last sent or set). */
   getChatInput(): string;
-  /** Lines an extension wants shown (Pi's widgets): written to the log, as VS Code has no free-form panel for them. */
-  log: vscode.LogOutputChannel;
+  /** What the extensions show in the chat's chrome changed (widgets, title, working indicator, thinking label). */
+  chromeChanged(state: ExtensionUiState): void;
 }
 
 const YES = "Yes";
@@ -57,8 +59,11 @@ function pick(title: string, placeholder: string | undefined, labels: string[], 
 
 export class VscodePiUi implements PiUiHost, vscode.Disposable {
   private readonly statusItems = new Map<string, vscode.StatusBarItem>();
+  readonly chrome: ExtensionChrome;
 
-  constructor(private readonly deps: VscodePiUiDeps) {}
+  constructor(private readonly deps: VscodePiUiDeps) {
+    this.chrome = new ExtensionChrome((state) => deps.chromeChanged(state));
+  }
 
   notify(extension: string, message: string, type: NotifyType): void {
     const text = `${extension}: ${message}`;
@@ -127,14 +132,6 @@ export class VscodePiUi implements PiUiHost, vscode.Disposable {
     return new Map([...this.statusItems].map(([id, item]) => [id, item.text]));
   }
 
-  setWidget(extension: string, key: string, lines: string[] | undefined): void {
-    if (lines) this.deps.log.info(`[${extension}/${key}] ${lines.join("\n")}`);
-  }
-
-  setTitle(): void {
-    // The window title belongs to VS Code (window.title setting); Pi's terminal title has no counterpart worth taking over.
-  }
-
   setEditorText(_extension: string, text: string): void {
     this.deps.setChatInput(text);
   }
@@ -143,13 +140,15 @@ export class VscodePiUi implements PiUiHost, vscode.Disposable {
     return this.deps.getChatInput();
   }
 
-  /** The session's extensions ended: their status items go with them. */
-  clearStatuses(): void {
+  /** The session's extensions ended: their status items and what they showed in the chat go with them. */
+  sessionEnded(): void {
     for (const item of this.statusItems.values()) item.dispose();
     this.statusItems.clear();
+    this.chrome.clear();
   }
 
   dispose(): void {
-    this.clearStatuses();
+    for (const item of this.statusItems.values()) item.dispose();
+    this.statusItems.clear();
   }
 }

@@ -246,4 +246,29 @@ describe("Pi's example extensions in the extension host (issue 8.2)", function (
     await vscode.commands.executeCommand("workbench.action.closeQuickOpen");
     await listing;
   });
+
+  it("widget-placement.ts and hidden-thinking-label.ts show in the chat; a session without them shows none of it", async () => {
+    const newSession = async () => {
+      const running = vscode.commands.executeCommand("arbor.newSession");
+      if (loaded().includes("confirm-destructive:loaded")) await picks.answer("confirm-destructive: Clear session?", 0);
+      await running;
+    };
+    add("widget-placement.ts", "hidden-thinking-label.ts");
+    await newSession();
+    const chrome = () => testing().chat.extensionUiState;
+    await until(() => chrome().widgets.length === 2 && chrome().thinkingLabel === "Pondering...", "the widgets and the label");
+    const shown = surface.of("extensionUi").at(-1)?.ui;
+    assert.deepEqual(shown?.widgets.map((w) => `${w.placement}: ${w.lines.join("|")}`), ["above: Above editor widget", "below: Below editor widget"]);
+    assert.equal(shown?.thinkingLabel, "Pondering...");
+    assert.deepEqual(testing().chat.state().extensionUi, shown, "a chat that loads now gets them with its state");
+    // /thinking-label from the chat changes the label of folded thinking blocks.
+    testing().chat.receive(surface, { type: "send", text: "/thinking-label Mulling" });
+    await until(() => chrome().thinkingLabel === "Mulling", "the new label");
+
+    rmSync(join(folder, "widget-placement.ts"));
+    rmSync(join(folder, "hidden-thinking-label.ts"));
+    await newSession();
+    await until(() => chrome().widgets.length === 0 && chrome().thinkingLabel === null, "the old session's chrome to go");
+    assert.deepEqual(surface.of("extensionUi").at(-1)?.ui.widgets, []);
+  });
 });

@@ -57,6 +57,14 @@ export class HeadlessUi implements PiUiHost {
     if (text === undefined) this.statuses.delete(`${extension}/${key}`);
     else this.statuses.set(`${extension}/${key}`, text);
   }
+  /** The progress shown now (Pi's loader), with its cancel; undefined when none shows. */
+  shownProgress: { message: string; cancellable: boolean; cancel(): void } | undefined;
+  progress(_extension: string, message: string, cancellable: boolean, cancel: () => void): { close(): void } {
+    this.calls.push(`progress: ${message}`);
+    const shown = { message, cancellable, cancel };
+    this.shownProgress = shown;
+    return { close: () => void (this.shownProgress === shown && (this.shownProgress = undefined)) };
+  }
   setEditorText(_extension: string, text: string): void {
     this.editorText = text;
   }

@@ -17,6 +17,7 @@ import {
   withFileMutationQueue,
 } from "./builtin-tools";
 import { parseFrontmatter, stripFrontmatter } from "./frontmatter";
+import { BorderedLoader } from "./loader";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, truncateHead, truncateLine, truncateTail } from "./truncation";
 import { moduleWithFallback } from "./unsupported";
 
@@ -57,5 +58,7 @@ export function codingAgentModule(extension: string, agentDir: () => string): Re
     parseFrontmatter,
     stripFrontmatter,
     SessionManager,
+    // Shown as VS Code's progress notification when an extension passes one to ctx.ui.custom().
+    BorderedLoader,
   });
 }

@@ -183,7 +183,8 @@ export class PiInstance {
         : undefined;
     return Object.defineProperties(ctx, Object.getOwnPropertyDescriptors({
       waitForIdle: () => this.session().waitForIdle(),
-      newSession: (options: { withSession?: (c: unknown) => unknown; setup?: (sm: unknown) => unknown } = {}) => (this.assertActive(), runtime.newSession({ withSession: replaced(options.withSession, options.setup) })),
+      newSession: (options: { parentSession?: string; withSession?: (c: unknown) => unknown; setup?: (sm: unknown) => unknown } = {}) =>
+        (this.assertActive(), runtime.newSession({ parentSession: typeof options.parentSession === "string" ? options.parentSession : undefined, withSession: replaced(options.withSession, options.setup) })),
       switchSession: (file: string, options: { withSession?: (c: unknown) => unknown } = {}) => (this.assertActive(), runtime.switchSession(file, { withSession: replaced(options.withSession) })),
       fork: (entryId: string, options: { position?: "before" | "at"; withSession?: (c: unknown) => unknown } = {}) =>
         (this.assertActive(), runtime.fork(entryId, { position: options.position, withSession: replaced(options.withSession) }).then((r) => ({ cancelled: r.cancelled }))),

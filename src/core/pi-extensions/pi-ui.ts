@@ -7,6 +7,7 @@
  * extension and the call; the extension's other calls keep working.
  */
 import type { ExtensionChrome } from "./chrome";
+import { loaderOf } from "./loader";
 import { UnsupportedCallError } from "./unsupported";
 
 /** Pi's dialog options: `timeout` (ms) dismisses the dialog with its default answer, `signal` dismisses it when aborted. */
@@ -33,6 +34,11 @@ export interface PiUiHost {
    * extensions end. Values arrive as the extension gave them; the chrome makes them plain text.
    */
   readonly chrome: Pick<ExtensionChrome, "setWidget" | "setTitle" | "setWorkingMessage" | "setWorkingVisible" | "setWorkingIndicator" | "setHiddenThinkingLabel">;
+  /**
+   * Shows that an extension works (Pi's loader inside `ctx.ui.custom()`), until `close()`.
+   * `cancel` runs when the user cancels (only offered when `cancellable`).
+   */
+  progress(extension: string, message: string, cancellable: boolean, cancel: () => void): { close(): void };
   /** The chat's input box. */
   setEditorText(extension: string, text: string): void;
   getEditorText(extension: string): string;
@@ -88,6 +94,12 @@ export function createPiUi(extension: string, deps: PiUiDeps, assertActive: () =
     reported.add(call);
     deps.report(extension, new UnsupportedCallError(extension, call));
   };
+  /** Reports `error` once per kind of call (then only throws it). */
+  const reportOnce = (key: string, error: Error): void => {
+    if (reported.has(key)) return;
+    reported.add(key);
+    deps.report(extension, error);
+  };
   const dialog = async <T>(open: () => Promise<T>): Promise<T> => {
     assertActive();
     const resume = deps.pauseTimeouts(extension);
@@ -115,15 +127,7 @@ export function createPiUi(extension: string, deps: PiUiDeps, assertActive: () =
       assertActive();
       host.chrome.setWidget(extension, String(key), content as unknown[] | undefined, options?.placement === "belowEditor" ? "below" : "above");
     },
-    custom: () => {
-      assertActive();
-      const error = new UnsupportedCallError(extension, "ctx.ui.custom()");
-      if (!reported.has("custom")) {
-        reported.add("custom");
-        deps.report(extension, error);
-      }
-      return Promise.reject(error);
-    },
+    custom: (factory: unknown) => dialog(() => runCustom(extension, factory, host, theme, reportOnce)),
     setFooter: (factory: unknown) => (factory === undefined ? noop() : unsupported("ctx.ui.setFooter()")),
     setHeader: (factory: unknown) => (factory === undefined ? noop() : unsupported("ctx.ui.setHeader()")),
     setEditorComponent: (factory: unknown) => (factory === undefined ? noop() : unsupported("ctx.ui.setEditorComponent()")),
@@ -150,4 +154,59 @@ export function createPiUi(extension: string, deps: PiUiDeps, assertActive: () =
     getTheme: () => (assertActive(), undefined),
     setTheme: () => (assertActive(), { success: false, error: "Arbor follows VS Code's color theme." }),
   };
+}
+
+/** What a factory of `ctx.ui.custom()` gets for Pi's terminal and key bindings: nothing is drawn, and no key is ever pressed. */
+const NO_TUI = Object.freeze({ requestRender: () => undefined, terminal: Object.freeze({ columns: 80, rows: 24 }) });
+const NO_KEYBINDINGS = Object.freeze({ matches: () => false, getKeys: () => [] });
+
+const disposeComponent = (component: unknown): void => {
+  try {
+    (component as { dispose?: () => void } | undefined)?.dispose?.();
+  } catch {
+    // A component that fails to clean up must not hide the result.
+  }
+};
+
+/**
+ * Pi's `ctx.ui.custom(factory)`. The factory runs; when the component it returns is a loader (the
+ * pattern of extensions that work while a loader shows, then call `done`), VS Code's progress
+ * notification shows the loader's message until `done`, and its Cancel is the loader's Escape.
+ * Any other component needs Pi's terminal: reported once, and the call fails.
+ */
+async function runCustom(extension: string, factory: unknown, host: PiUiHost, theme: unknown, reportOnce: (key: string, error: Error) => void): Promise<unknown> {
+  const fail = (error: Error): never => {
+    reportOnce(`custom:${error.message}`, error);
+    throw error;
+  };
+  if (typeof factory !== "function") return fail(new UnsupportedCallError(extension, "ctx.ui.custom()", "it was not given a component factory"));
+  let finished = false;
+  let settle: (value: unknown) => void = () => undefined;
+  const result = new Promise<unknown>((resolve) => (settle = resolve));
+  const done = (value: unknown): void => {
+    if (finished) return;
+    finished = true;
+    settle(value);
+  };
+  let component: unknown;
+  try {
+    component = await (factory as (...args: unknown[]) => unknown)(NO_TUI, theme, NO_KEYBINDINGS, done);
+  } catch (error) {
+    return fail(error instanceof Error ? error : new Error(String(error)));
+  }
+  const loader = loaderOf(component);
+  if (!loader && !finished) {
+    disposeComponent(component);
+    return fail(new UnsupportedCallError(extension, "ctx.ui.custom()"));
+  }
+  const progress = finished || !loader ? undefined : host.progress(extension, loader.message(), loader.cancellable, () => {
+    // Pi's Escape: the loader aborts and its onAbort decides the result; a loader nobody listens to ends with nothing.
+    if (!loader.abort()) done(undefined);
+  });
+  try {
+    return await result;
+  } finally {
+    progress?.close();
+    disposeComponent(component);
+  }
 }

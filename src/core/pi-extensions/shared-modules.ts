@@ -10,6 +10,7 @@
  * from the lazily loaded chunks scripts/build.mjs makes (which share one copy of typebox).
  */
 import { codingAgentModule } from "./coding-agent-module";
+import { ArborLoader, PlainLoader } from "./loader";
 import { moduleWithFallback } from "./unsupported";
 
 export interface SharedModules {
@@ -68,7 +69,7 @@ export function virtualModulesFor(extension: string, shared: SharedModules, agen
     "@sinclair/typebox/value": shared.typeboxValue,
     "@mariozechner/pi-ai": shared.piAi,
     "@mariozechner/pi-coding-agent": codingAgentModule(extension, agentDir),
-    "@mariozechner/pi-tui": moduleWithFallback("@mariozechner/pi-tui", extension, { Key: keyNames }),
+    "@mariozechner/pi-tui": moduleWithFallback("@mariozechner/pi-tui", extension, { Key: keyNames, Loader: PlainLoader, CancellableLoader: ArborLoader }),
     "@mariozechner/pi-agent-core": moduleWithFallback("@mariozechner/pi-agent-core", extension, {}),
   };
 }

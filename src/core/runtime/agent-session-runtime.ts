@@ -166,14 +166,16 @@ export class AgentSessionRuntime {
    * Starts a new, empty session (before-event: session_before_switch, reason "new"): in the current
    * session's folder, or in `target` (another workspace folder or sessions directory).
    */
-  newSession(options: ReplaceOptions & { target?: NewSessionTarget } = {}): Promise<ReplaceResult> {
+  newSession(options: ReplaceOptions & { target?: NewSessionTarget; parentSession?: string } = {}): Promise<ReplaceResult> {
+    // `parentSession` links the new file to the one it came from (its header), as Pi's hand-off does.
+    const parentSession = options.parentSession || undefined;
     return this.replace(options, () => ({
       before: () => this.cancelledBy("session_before_switch", { type: "session_before_switch", reason: "new" }),
       target: async () => {
         const current = this.session.sessionManager;
-        if (options.target) return { kind: "ready", sm: await SessionManager.create(options.target.cwd, { sessionDir: options.target.sessionDir, lock: this.options.lock }) };
+        if (options.target) return { kind: "ready", sm: await SessionManager.create(options.target.cwd, { sessionDir: options.target.sessionDir, lock: this.options.lock, parentSession }) };
         if (!current.isPersisted()) return { kind: "ready", sm: SessionManager.inMemory(current.getCwd()) };
-        return { kind: "ready", sm: await SessionManager.create(current.getCwd(), { sessionDir: current.getSessionDir(), lock: this.options.lock }) };
+        return { kind: "ready", sm: await SessionManager.create(current.getCwd(), { sessionDir: current.getSessionDir(), lock: this.options.lock, parentSession }) };
       },
       shutdown: "new",
       start: "new",

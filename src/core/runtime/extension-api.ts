@@ -252,7 +252,7 @@ export interface ExtensionContext {
    * context goes stale once the replacement happens: do follow-up work in `withSession`. Refused
    * (rejects) when called from a handler Arbor is waiting for, which would otherwise deadlock.
    */
-  newSession(options?: WithSessionOptions): Promise<{ cancelled: boolean }>;
+  newSession(options?: WithSessionOptions & { parentSession?: string }): Promise<{ cancelled: boolean }>;
   switchSession(sessionFile: string, options?: WithSessionOptions): Promise<{ cancelled: boolean }>;
   fork(entryId: string, options?: WithSessionOptions & { position?: "before" | "at" }): Promise<{ cancelled: boolean }>;
   /** Moves to another entry (session_before_tree / session_tree); refused while a reply runs. */

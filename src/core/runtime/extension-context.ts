@@ -20,7 +20,7 @@ export class StaleContextError extends Error {
 
 /** The replacements a context can start; the runtime provides them. */
 export interface RuntimeControls {
-  newSession(options?: WithSessionOptions): Promise<{ cancelled: boolean }>;
+  newSession(options?: WithSessionOptions & { parentSession?: string }): Promise<{ cancelled: boolean }>;
   switchSession(sessionFile: string, options?: WithSessionOptions): Promise<{ cancelled: boolean }>;
   fork(entryId: string, options?: WithSessionOptions & { position?: "before" | "at" }): Promise<{ cancelled: boolean }>;
 }
@@ -77,7 +77,7 @@ export class SessionBinding {
         live().sendUserMessage(content, options).then(() => undefined),
       isIdle: () => live().isIdle(),
       waitForIdle: () => live().waitForIdle(),
-      newSession: (options?: WithSessionOptions) => (live(), controls.newSession(options)),
+      newSession: (options?: WithSessionOptions & { parentSession?: string }) => (live(), controls.newSession(options)),
       switchSession: (file: string, options?: WithSessionOptions) => (live(), controls.switchSession(file, options)),
       fork: (entryId: string, options?: WithSessionOptions & { position?: "before" | "at" }) => (live(), controls.fork(entryId, options)),
       navigateTree: (targetId: string, options?: NavigateOptions) => live().navigateTree(targetId, options).then((r) => ({ cancelled: r.cancelled })),

@@ -3,7 +3,7 @@
  * `select` and `confirm` (a quick pick, not a modal dialog, because Pi's `timeout` and `signal`
  * must be able to close it, and VS Code cannot close a message box from code), an input box for
  * `input`, an untitled document for `editor`, one status-bar item per extension and key for
- * `setStatus`, the chat's input for `setEditorText`, and the chat's own chrome for widgets, the title,
+ * `setStatus`, a progress notification for Pi's loaders (`custom()` with a loader), the chat's input for `setEditorText`, and the chat's own chrome for widgets, the title,
  * the working indicator and the thinking label. Every title names the extension that asks.
  */
 import * as vscode from "vscode";
@@ -57,6 +57,16 @@ function pick(title: string, placeholder: string | undefined, labels: string[], 
   });
 }
 
+/** Closes the tabs of an untitled document without the save prompt (emptied first, so it is no longer dirty). */
+async function closeUntitled(document: vscode.TextDocument): Promise<void> {
+  if (document.isClosed) return;
+  const edit = new vscode.WorkspaceEdit();
+  edit.delete(document.uri, new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length)));
+  await vscode.workspace.applyEdit(edit);
+  const tabs = vscode.window.tabGroups.all.flatMap((group) => group.tabs).filter((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === document.uri.toString());
+  if (tabs.length) await vscode.window.tabGroups.close(tabs);
+}
+
 export class VscodePiUi implements PiUiHost, vscode.Disposable {
   private readonly statusItems = new Map<string, vscode.StatusBarItem>();
   readonly chrome: ExtensionChrome;
@@ -101,12 +111,18 @@ export class VscodePiUi implements PiUiHost, vscode.Disposable {
     });
   }
 
-  /** Pi's multi-line editor: an untitled document; the text is taken when the user picks Done. */
+  /**
+   * Pi's multi-line editor: an untitled document; the text is taken when the user picks Done. Either
+   * way the editor closes afterwards without asking to save (its text went to the extension, or was
+   * dismissed with the dialog).
+   */
   async editor(extension: string, title: string, prefill: string | undefined): Promise<string | undefined> {
     const document = await vscode.workspace.openTextDocument({ content: prefill ?? "" });
     await vscode.window.showTextDocument(document, { preview: false });
     const done = await vscode.window.showInformationMessage(`${extension}: ${title}`, { detail: "Edit the text in the new editor, then choose Done." }, "Done");
-    return done === "Done" ? document.getText() : undefined;
+    const text = document.getText();
+    await closeUntitled(document);
+    return done === "Done" ? text : undefined;
   }
 
   setStatus(extension: string, key: string, text: string | undefined): void {
@@ -130,6 +146,20 @@ export class VscodePiUi implements PiUiHost, vscode.Disposable {
   /** The status items shown now, by "extension/key" (for the Extensions list and tests). */
   statuses(): Map<string, string> {
     return new Map([...this.statusItems].map(([id, item]) => [id, item.text]));
+  }
+
+  /** Pi's loader: VS Code's progress notification, titled with the extension, with Cancel when the loader takes Escape. */
+  progress(extension: string, message: string, cancellable: boolean, cancel: () => void): { close(): void } {
+    let close: () => void = () => undefined;
+    const closed = new Promise<void>((resolve) => (close = resolve));
+    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `${extension}: ${message}`, cancellable }, (_progress, token) => {
+      const sub = token.onCancellationRequested(() => {
+        close();
+        cancel();
+      });
+      return closed.finally(() => sub.dispose());
+    });
+    return { close };
   }
 
   setEditorText(_extension: string, text: string): void {

@@ -48,7 +48,7 @@ describe("a Pi example that uses ctx.modelRegistry: custom-compaction.ts (issue 
     const { models } = await modelApi();
     await until(() => models.findEntry({ provider: "google", id: "gemini-2.5-flash" })?.keyMissing === false, "the summary model in models.json");
     folder = mkdtempSync(join(tmpdir(), "arbor-pi-models-"));
-    copyFileSync(join(EXAMPLES, "custom-compaction.ts"), join(folder, "custom-compaction.ts"));
+    for (const name of ["custom-compaction.ts", "qna.ts", "handoff.ts"]) copyFileSync(join(EXAMPLES, name), join(folder, name));
     await config().update("extensions.paths", [folder], vscode.ConfigurationTarget.Global);
     // Keep only the last exchange verbatim, so that the first one is what gets summarised.
     await config().update("compaction.keepRecentTokens", 1, vscode.ConfigurationTarget.Global);
@@ -114,5 +114,65 @@ describe("a Pi example that uses ctx.modelRegistry: custom-compaction.ts (issue 
     assert.ok(notes.infos.includes("custom-compaction: Custom compaction extension triggered"), notes.infos.join("\n"));
     assert.deepEqual(notes.warnings.filter((m) => m.startsWith("custom-compaction")), []);
     assert.deepEqual(notes.errors.filter((m) => m.startsWith("custom-compaction")), []);
+  });
+
+  /** Records the titles of VS Code's progress notifications (and still shows them). */
+  const recordProgress = (): { titles: string[]; dispose(): void } => {
+    const w = vscode.window as unknown as { withProgress: typeof vscode.window.withProgress };
+    const original = w.withProgress;
+    const titles: string[] = [];
+    w.withProgress = ((options, task) => (titles.push(options.title ?? ""), original.call(vscode.window, options, task))) as typeof vscode.window.withProgress;
+    return { titles, dispose: () => void (w.withProgress = original) };
+  };
+
+  it("qna.ts: its loader is a progress notification while the model extracts the questions, which land in the chat input", async () => {
+    const progress = recordProgress();
+    try {
+      const lastReply = "Berlin is the capital of Germany.";
+      const questions = "Q: Which country next?\nA: ";
+      chatServer.script(reply.text(questions));
+      const before = chatServer.requests.length;
+      arbor.testing!.chat.receive(surface, { type: "send", text: "/qna" });
+      await until(() => surface.of("setInput").at(-1)?.text === questions, "the questions in the chat input", 30_000);
+      assert.deepEqual(progress.titles, [`qna: Extracting questions using ${session().getModel()!.id}...`]);
+      // The extension's own request, through pi-ai's complete() with the window's model and key.
+      assert.equal(chatServer.requests.length, before + 1);
+      const body = chatServer.requests.at(-1)!.body as { messages: { role: string; content: unknown }[] };
+      assert.match(JSON.stringify(body.messages.filter((m) => m.role === "user")), new RegExp(lastReply));
+      assert.match(JSON.stringify(body.messages.filter((m) => m.role === "system")), /question extractor/);
+      assert.ok(notes.infos.includes("qna: Questions loaded. Edit and submit when ready."), notes.infos.join("\n"));
+    } finally {
+      progress.dispose();
+    }
+  });
+
+  it("handoff.ts: a progress notification while the model writes the prompt, the prompt edited in an editor, then a new session linked to this one", async () => {
+    const progress = recordProgress();
+    const w = vscode.window as unknown as Record<string, (...args: unknown[]) => Thenable<unknown>>;
+    const info = w.showInformationMessage!;
+    // The user edits the generated prompt in the editor that opens, then chooses Done.
+    w.showInformationMessage = async (message: unknown, ...rest: unknown[]) => {
+      if (message !== "handoff: Edit handoff prompt") return info(message, ...rest);
+      const editor = vscode.window.activeTextEditor!;
+      await editor.edit((edit) => edit.insert(editor.document.positionAt(editor.document.getText().length), "\nAlso check Rome."));
+      return "Done";
+    };
+    try {
+      const previous = session().sessionManager.getSessionFile();
+      chatServer.script(reply.text("Continue the capitals quiz with Italy."));
+      arbor.testing!.chat.receive(surface, { type: "send", text: "/handoff quiz Italy next" });
+      await until(() => session().sessionManager.getSessionFile() !== previous && surface.of("setInput").at(-1)?.text === "Continue the capitals quiz with Italy.\nAlso check Rome.", "the new session with the prompt in the input", 30_000);
+      assert.deepEqual(progress.titles, ["handoff: Generating handoff prompt..."]);
+      assert.equal(session().sessionManager.getHeader()?.parentSession, previous, "the new session names the one it came from");
+      const prompt = JSON.stringify((chatServer.requests.at(-1)!.body as { messages: unknown[] }).messages);
+      assert.match(prompt, /User's Goal for New Thread/);
+      assert.match(prompt, /quiz Italy next/);
+      await until(() => notes.infos.includes("handoff: Handoff ready. Submit when ready."), "the replacement session's notice");
+      const untitled = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.scheme === "untitled");
+      assert.deepEqual(untitled.map((t) => t.label), [], "the prompt's editor closed once its text was taken, without asking to save");
+    } finally {
+      w.showInformationMessage = info;
+      progress.dispose();
+    }
   });
 });

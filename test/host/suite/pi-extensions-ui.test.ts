@@ -171,10 +171,10 @@ describe("Pi's ExtensionAPI in VS Code: models, the chat input, input boxes and 
       assert.equal(asked, "ui-probe: Commit message");
       w.showInformationMessage = async (message: unknown, ...rest: unknown[]) => (String(message).startsWith("ui-probe: Commit message") ? undefined : recorded(message, ...rest));
       assert.deepEqual(await run("write", ""), { text: "(dismissed)" });
+      // Both editors closed again, without a save prompt.
+      assert.deepEqual(vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.scheme === "untitled").map((t) => t.label), []);
     } finally {
       w.showInformationMessage = recorded;
-      await vscode.commands.executeCommand("workbench.action.revertAndCloseActiveEditor");
-      await vscode.commands.executeCommand("workbench.action.revertAndCloseActiveEditor");
     }
   });
 });

@@ -19,7 +19,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
 const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const verbose = args.includes("--verbose") || process.env.ARBOR_E2E_VERBOSE === "1";
-const timeoutMs = Number(option("--timeout") ?? 180_000);
+// A guard against a hung run, not a speed limit: a loaded 2-core machine takes about 3 minutes.
+const timeoutMs = Number(option("--timeout") ?? 600_000);
 if (option("--grep")) process.env.ARBOR_HOST_GREP = option("--grep");
 
 // Exit handlers (which stop the server's process group) only run on a normal exit, so turn signals into one.

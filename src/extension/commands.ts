@@ -32,6 +32,8 @@ export interface CommandDeps {
   log: vscode.LogOutputChannel;
   /** Where text taken back for editing goes (the chat input); default: offered in a notification. */
   editText?: (text: string) => void;
+  /** Shows the chat with the caret in its input (the side view, or its editor tab when open). */
+  revealChat?: () => Promise<void>;
 }
 
 /** The argument VS Code passes to `webview/context` menu commands (the row's data-vscode-context). */
@@ -219,7 +221,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const handlers: Record<CommandId, (...args: unknown[]) => unknown> = {
     "arbor.newSession": async () => {
       await host.create();
-      void vscode.commands.executeCommand(`${"arbor.conversationTree"}.focus`);
+      // Where the first prompt is typed (the chat's page puts the caret in its input when focused);
+      // awaited, so that a quick pick opened after the command is not closed by the focus moving.
+      await Promise.resolve(deps.revealChat ? deps.revealChat() : vscode.commands.executeCommand("arbor.chat.focus")).catch((error: Error) => log.warn(`New Session: could not show the chat: ${error.message}`));
     },
     "arbor.resumeSession": async (path?: unknown) => {
       if (path !== undefined) return void (await openSession(await knownSession(path)));

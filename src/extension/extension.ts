@@ -165,7 +165,10 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   editTextInChat = editText;
   chatInputText = () => chat.input();
   context.subscriptions.push(piExtensions.onDidChangeCommands(() => chat.postCommands()), piExtensions.onDidChangeChrome((state) => chat.setExtensionUi(state)));
-  context.subscriptions.push(...registerCommands({ host, secrets: context.secrets, sessions, tree, settings: () => settings, summarizer: () => summarizer, log, editText }));
+  context.subscriptions.push(...registerCommands({ host, secrets: context.secrets, sessions, tree, settings: () => settings, summarizer: () => summarizer, log, editText, revealChat: async () => {
+        await chatViews.reveal();
+        chat.focusInput();
+      } }));
   context.subscriptions.push(registerExportCommand(host, context.extensionUri, context.extension.packageJSON.version as string, log));
   context.subscriptions.push(...registerBranchDiff(host, tree, log));
   const statusBar = new StatusBar(host);

@@ -174,6 +174,8 @@ export function isHostToChatMessage(x: unknown): x is HostToChatMessage {
       );
     case "extensionUi":
       return isExtensionUi(x.ui);
+    case "focusInput":
+      return true;
     case "transcriptReset":
       return isWindow(x.transcript);
     case "itemsAppended":

@@ -103,6 +103,11 @@ export interface ChatStateMessage {
   extensionUi: ExtensionUiState;
 }
 
+/** Puts the caret in the input (the chat was shown for the user to type: a new session). */
+export interface FocusInputMessage {
+  type: "focusInput";
+}
+
 /** Pi extensions changed the chat's chrome (widgets, title, working indicator, thinking label). */
 export interface ExtensionUiMessage {
   type: "extensionUi";
@@ -232,7 +237,8 @@ export type HostToChatMessage =
   | CommandsMessage
   | SetInputMessage
   | NoticeMessage
-  | ExtensionUiMessage;
+  | ExtensionUiMessage
+  | FocusInputMessage;
 
 // ---------------------------------------------------------------------------
 // Webview → host

@@ -25,7 +25,9 @@ import { conversationTree, sessionRow } from "../e2e/harness/arbor-views";
 import { chainedSession, sessionForWorkspace } from "./chained-session";
 import { benchTmpDir, ensureSession } from "./generate";
 
-const TIMEOUT_MS = 15 * 60_000;
+const TIMEOUT_MS = Number(process.env.ARBOR_BENCH_TIMEOUT_MS ?? 15 * 60_000);
+/** Progress on stderr, so a bench that waits long says for what. */
+const step = (what: string): void => void process.stderr.write(`    [${new Date().toISOString().slice(11, 19)}] ${what}\n`);
 
 function argValue(name: string, fallback: string): string {
   const i = process.argv.indexOf(name);
@@ -125,7 +127,7 @@ function waitForCheckoutLine(file: string, sizeBefore: number, entryId: string):
 
 /** Clicks the Sessions view's row showing `rowText` once; returns the time until another session's rows are painted. */
 async function clickToRows(session: WorkbenchSession, frame: Frame, rowText: string): Promise<number> {
-  await frame.evaluate(`window.__bench.from = document.querySelector(".session-name").textContent; window.__bench.painted = null`);
+  await frame.evaluate(`window.__bench.from = document.querySelector(".session-name")?.textContent ?? ""; window.__bench.painted = null`);
   const before = (await session.page.evaluate("window.__benchClicks.length")) as number;
   await sessionRow(session.workbench, rowText).click({ timeout: TIMEOUT_MS });
   const deadline = Date.now() + TIMEOUT_MS;
@@ -180,13 +182,23 @@ async function benchSize(sized: Sized, workspace: string, reopens: number, check
   try {
     await session.page.evaluate(`window.__benchClicks = []; document.addEventListener("pointerdown", (e) => window.__benchClicks.push(performance.timeOrigin + e.timeStamp), true)`);
     await session.workbench.openViewContainer("Arbor");
+    step(`open "${samples.mainName}"`);
     await sessionRow(session.workbench, samples.mainName).click();
     const frame = await treeFrame(session.page);
+    step("tree webview found");
     await frame.evaluate(RECORDER);
+    // The small session's rows are painted before the first timed click (it is the "from" session).
+    const deadline = Date.now() + TIMEOUT_MS;
+    while (!(await frame.evaluate(`!!document.querySelector(".session-name")?.textContent && !!document.querySelector(".tree .row:not([hidden]):not(.placeholder)")`))) {
+      if (Date.now() > deadline) throw new Error(`the rows of "${samples.mainName}" never showed`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const small = () => clickToRows(session, frame, samples.mainName);
-    await small();
+    step(`click "${title}"`);
     const first = await clickToRows(session, frame, title);
+    step(`rows after ${Math.round(first)} ms; checkouts`);
     const checkoutMs = await checkouts(session, frame, target, checkoutCount);
+    step("reopens");
     const again: number[] = [];
     for (let k = 0; k < reopens; k++) {
       await small();
@@ -201,6 +213,12 @@ async function benchSize(sized: Sized, workspace: string, reopens: number, check
       checkoutClickToFileMs: checkoutMs.map(round),
       checkoutClickToFileMedianMs: round(median(checkoutMs)),
     };
+  } catch (error) {
+    const shot = path.join(process.cwd(), "bench-results", "vscode-failure.png");
+    fs.mkdirSync(path.dirname(shot), { recursive: true });
+    await session.page.screenshot({ path: shot }).catch(() => undefined);
+    step(`failed; screenshot in ${path.relative(process.cwd(), shot)}`);
+    throw error;
   } finally {
     await session.close();
     scratch.dispose();

@@ -162,4 +162,14 @@ describe("the chat in a real VS Code (e2e)", function () {
     // The status bar names the session only while one is open.
     await page.locator(".part.statusbar .statusbar-item", { hasText: title.slice(0, 20) }).first().waitFor({ state: "visible" });
   });
+
+  it("New Session from the palette puts the caret in the chat's input: the first prompt is typed at once", async () => {
+    const { page, workbench } = session!;
+    await workbench.runCommand("Arbor: New Session");
+    await waitUntil("the chat's input to have the focus", async () => (await input().evaluate((node) => node.ownerDocument.hasFocus() && node.ownerDocument.activeElement === node)) === true);
+    await page.keyboard.type("first words");
+    assert.equal(await input().inputValue(), "first words");
+    // A new session: the earlier turns are not shown.
+    assert.equal(await chat().locator(".item").count(), 0);
+  });
 });

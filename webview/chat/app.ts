@@ -180,6 +180,8 @@ export class ChatApp {
         return this.showMessage(m.text, m.level);
       case "extensionUi":
         return this.setExtensionUi(m.ui);
+      case "focusInput":
+        return this.focusInput();
     }
   }
 
@@ -236,6 +238,11 @@ export class ChatApp {
       this.live.endReply();
       this.live.endBash();
     }
+  }
+
+  /** Puts the caret in the input. */
+  focusInput(): void {
+    this.composer.focus();
   }
 
   /** For tests and the benchmark: what is drawn. */

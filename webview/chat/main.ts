@@ -16,4 +16,9 @@ window.addEventListener("error", (event: ErrorEvent) => {
 keepEditingKeysHere(document.body);
 const app = ChatApp.mount(document.getElementById("app") ?? document.body, api);
 window.addEventListener("message", (event: MessageEvent<unknown>) => app.handleMessage(event.data));
+// The view focused from VS Code (its title, a command such as New Session): the caret goes to the
+// input, unless the user was already somewhere in the page.
+window.addEventListener("focus", () => {
+  if (document.activeElement === null || document.activeElement === document.body) app.focusInput();
+});
 (window as unknown as { __arborChat?: ChatApp }).__arborChat = app;

@@ -208,6 +208,11 @@ export class ChatController implements vscode.Disposable {
     this.broadcast({ type: "setInput", text });
   }
 
+  /** Puts the caret in the input of every open chat (after the chat was shown for typing). */
+  focusInput(): void {
+    this.broadcast({ type: "focusInput" });
+  }
+
   notify(level: "info" | "error", text: string): void {
     this.broadcast({ type: "notice", level, text: text.slice(0, 100_000) });
   }

@@ -435,7 +435,8 @@ export class AgentSession implements Disposable {
       if (!tool?.source || tool.source === "builtin") return [d];
       return tool.promptSnippet ? [{ ...d, description: tool.promptSnippet }] : [];
     });
-    const guidelines = tools.flatMap((d) => offered.get(d.name)?.promptGuidelines ?? []);
+    // Each guideline once, as in Pi (two tools of one extension often share one).
+    const guidelines = [...new Set(tools.flatMap((d) => offered.get(d.name)?.promptGuidelines ?? []))];
     const input: SystemPromptInput = { cwd: this.sessionManager.getCwd(), tools: listed, guidelines };
     return custom ? custom(input) : buildSystemPrompt(input);
   }

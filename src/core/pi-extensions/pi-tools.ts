@@ -19,6 +19,19 @@ export function jsonSchemaOf(schema: unknown): Record<string, unknown> {
   return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
 }
 
+/** A snippet is one line of the tool list, as in Pi: line breaks and runs of spaces become one space; empty is none. */
+function oneLine(snippet: unknown): string | undefined {
+  if (typeof snippet !== "string") return undefined;
+  const line = snippet.replace(/\s+/g, " ").trim();
+  return line.length > 0 ? line : undefined;
+}
+
+/** Guidelines as Pi takes them: trimmed, empty ones dropped, each once. */
+function guidelinesOf(guidelines: unknown): string[] | undefined {
+  if (!Array.isArray(guidelines)) return undefined;
+  return [...new Set(guidelines.filter((g): g is string => typeof g === "string").map((g) => g.trim()).filter((g) => g.length > 0))];
+}
+
 export interface PiToolBinding {
   /** The extension's name (the tool's source). */
   extension: string;
@@ -32,8 +45,8 @@ export function adaptPiTool(tool: PiTool, binding: PiToolBinding): AgentTool {
   const parameters = jsonSchemaOf(tool.parameters);
   return {
     definition: { name: tool.name, description: String(tool.description ?? ""), parameters },
-    promptSnippet: typeof tool.promptSnippet === "string" ? tool.promptSnippet : undefined,
-    promptGuidelines: Array.isArray(tool.promptGuidelines) ? tool.promptGuidelines.filter((g): g is string => typeof g === "string") : undefined,
+    promptSnippet: oneLine(tool.promptSnippet),
+    promptGuidelines: guidelinesOf(tool.promptGuidelines),
     source: binding.extension,
     async execute(args, context): Promise<ToolOutcome> {
       let params: Record<string, unknown> = args;

@@ -330,11 +330,13 @@ export class AgentSessionRuntime {
     const old = this.binding;
     const oldSm = old.session.sessionManager;
     const target = await plan.target();
+    // As in Pi, a reload is no replacement: its events name no target and no previous file.
+    const reload = plan.start === "reload";
     const nextFile = target.kind === "ready" ? target.sm.getSessionFile() : target.file;
-    await this.emitWith("session_shutdown", { type: "session_shutdown", reason: plan.shutdown, targetSessionFile: nextFile });
+    await this.emitWith("session_shutdown", reload ? { type: "session_shutdown", reason: plan.shutdown } : { type: "session_shutdown", reason: plan.shutdown, targetSessionFile: nextFile });
     await old.session.close();
     this.endBinding();
-    const previousFile = oldSm.getSessionFile();
+    const previousFile = reload ? undefined : oldSm.getSessionFile();
     // Past the point of no return: a failure closing the old file is reported, not thrown.
     if (target.kind === "reopen" || target.sm !== oldSm) await oldSm.close().catch((error: Error) => this.reportError(error));
     let sm: SessionManager | undefined = target.kind === "ready" ? target.sm : undefined;

@@ -15,6 +15,7 @@ export class StatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem("arbor.session", vscode.StatusBarAlignment.Left, 50);
   private readonly disposables = new DisposableStore();
   private readonly binding = new DisposableStore();
+  private shown = false;
 
   constructor(private readonly host: SessionHost) {
     this.item.name = "Arbor Session";
@@ -27,6 +28,11 @@ export class StatusBar implements vscode.Disposable {
   /** What the item says now (for Arbor's own extension-host tests). */
   get text(): string {
     return this.item.text;
+  }
+
+  /** Whether the item is shown (it is hidden while no session is open). */
+  get visible(): boolean {
+    return this.shown;
   }
 
   private rebind(): void {
@@ -48,6 +54,7 @@ export class StatusBar implements vscode.Disposable {
     const sm = session?.sessionManager;
     if (!session || !sm) {
       this.item.hide();
+      this.shown = false;
       return;
     }
     const name = openSessionTitle(sm);
@@ -68,6 +75,7 @@ export class StatusBar implements vscode.Disposable {
     lines.push("Click to open the chat");
     this.item.tooltip = lines.join("\n");
     this.item.show();
+    this.shown = true;
   }
 
   dispose(): void {

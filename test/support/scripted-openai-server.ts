@@ -43,6 +43,8 @@ export type StreamStep = { delayMs?: number } & (
   | { type: "drop" }
   /** Stops writing and keeps the response open until the client goes away or the server closes. */
   | { type: "hang" }
+  /** Writes nothing until `until` settles (a test releases the reply once it has seen what it waits for), then goes on. */
+  | { type: "wait"; until: Promise<unknown> }
 );
 
 export interface ScriptedStreamReply {
@@ -318,6 +320,11 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
       if (closing || res.destroyed) return;
       if (step.type === "drop") return drop();
       if (step.type === "hang") return;
+      if (step.type === "wait") {
+        await Promise.race([step.until.catch(() => undefined), closed(res)]);
+        if (closing || res.destroyed) return;
+        continue;
+      }
       await write(res, renderStep(step, context));
     }
     res.end();
@@ -376,6 +383,11 @@ function renderStep(step: StreamStep, context: { id: string; model: string }): s
     default:
       return "";
   }
+}
+
+/** Resolves once the response's connection is closed (the client went away or the server is closing). */
+function closed(res: http.ServerResponse): Promise<void> {
+  return res.closed ? Promise.resolve() : new Promise((resolve) => res.once("close", () => resolve()));
 }
 
 /** Resolves once the bytes are handed to the socket, so a following drop cannot discard them. */

@@ -5,7 +5,7 @@
  * another folder is a switch, and withSession can chain another replacement.
  */
 import * as assert from "node:assert/strict";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { ExtensionContext } from "../../src/core/runtime/extension-api";
 import { STALE_CONTEXT_MESSAGE } from "../../src/core/runtime/extension-context";
@@ -63,6 +63,35 @@ describe("runtime lifecycle rules", () => {
     assert.equal(existsSync(lockPathFor(oldFile)), false, "the old file is closed");
     await assert.rejects(runtime.newSession(), (e: unknown) => e instanceof RuntimeError && e.code === "disposed");
     assert.throws(() => runtime.createContext(), (e: unknown) => e instanceof RuntimeError && e.code === "disposed");
+  });
+
+  it("a new session in another folder whose session cannot be built once the old one is shut down: old closed and stale, no lock left in either folder, onEnded told", async () => {
+    let fail = false;
+    let ended: Error | undefined;
+    const runtime = await startRuntime(kit, {
+      configureSession: () => {
+        if (fail) throw new Error("the settings could not be read");
+        return kit.config();
+      },
+      onEnded: (error) => (ended = error),
+    });
+    const oldSession = runtime.session;
+    const oldFile = oldSession.sessionManager.getSessionFile()!;
+    const context = runtime.createContext();
+    const otherCwd = join(kit.root, "other-folder");
+    mkdirSync(otherCwd);
+    const target = { cwd: otherCwd, sessionDir: join(kit.root, "other-sessions") };
+    const seen: string[] = [];
+    runtime.extensions.register({ name: "watch", handlers: { session_shutdown: (e) => void seen.push(`shutdown ${e.reason}`), session_start: (e) => void seen.push(`start ${e.reason}`) } });
+    fail = true;
+    await assert.rejects(runtime.newSession({ target }), (e: unknown) => e instanceof RuntimeError && e.code === "replacement-failed" && /settings could not be read/.test(e.message));
+    assert.deepEqual(seen, ["shutdown new"], "no session_start for a session that was never built");
+    assert.match(ended?.message ?? "", /previous session was closed/);
+    assert.equal(oldSession.isDisposed(), true);
+    assert.throws(() => context.getLeafId(), { message: STALE_CONTEXT_MESSAGE });
+    assert.equal(existsSync(lockPathFor(oldFile)), false, "the old file is closed");
+    assert.deepEqual(readdirSync(target.sessionDir).filter((n) => n.endsWith(".lock")), [], "the target's lock is released");
+    assert.equal(runtime.isDisposed(), true);
   });
 
   it("a handler that awaits a replacement is refused at once (no deadlock); one it leaves for later runs after", async () => {

@@ -31,6 +31,14 @@ export function awaitedHandler(): { extension: string; event: string } | undefin
   return scope?.open ? { extension: scope.extension, event: scope.event } : undefined;
 }
 
+/**
+ * Runs `work` outside any handler scope: for what a handler asks for without waiting on it (Pi's
+ * `ctx.shutdown()`), which then takes its turn after the replacement or prompt under way.
+ */
+export function outsideHandlerScope<T>(work: () => T): T {
+  return scopes.exit(work);
+}
+
 export const NESTED_REPLACEMENT_MESSAGE =
   "A session replacement (new session, switch, fork, clone, reload) cannot be started from an extension handler that Arbor is waiting for: " +
   "the replacement would wait for the handler and the handler for the replacement. Start it from a command, or after the handler has returned.";

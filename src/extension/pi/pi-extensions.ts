@@ -13,6 +13,7 @@ import type { ExtensionUiState } from "../../core/pi-extensions/chrome";
 import { discoverExtensions } from "../../core/pi-extensions/discovery";
 import { PiExtensionSet, type ExtensionStatus } from "../../core/pi-extensions/pi-extension-set";
 import type { ModelAccess } from "../../core/pi-extensions/pi-models";
+import { outsideHandlerScope } from "../../core/runtime/handler-scope";
 import { resolveAgentDir } from "../../core/session/paths";
 import type { SlashCommand } from "../../protocol/chat-messages";
 import { showPick } from "../quick-pick-probe";
@@ -70,7 +71,7 @@ export class PiExtensions implements vscode.Disposable {
       models: () => deps.models(),
       agentDir: () => this.agentDir(),
       cacheDir: join(deps.context.globalStorageUri.fsPath, "jiti-cache"),
-      requestShutdown: () => void this.closeWhenIdle(),
+      requestShutdown: () => this.closeWhenIdle(),
       sessionEnded: () => this.ui.sessionEnded(),
     });
     host.sessionExtensions = this.set;
@@ -89,10 +90,18 @@ export class PiExtensions implements vscode.Disposable {
     return resolveAgentDir({ agentDir: this.deps.agentDirectory() });
   }
 
-  /** `ctx.shutdown()`: in VS Code the window stays; the session is closed once it is idle. */
-  private async closeWhenIdle(): Promise<void> {
-    await this.deps.host.session?.waitForIdle();
-    await this.deps.host.close();
+  /**
+   * `ctx.shutdown()`: Pi quits once the agent is idle; in VS Code the window stays and its session is
+   * closed once idle (session_shutdown "quit", the views show no session). Asked from a handler
+   * Arbor waits for, the close takes its turn after that handler's replacement or prompt.
+   */
+  private closeWhenIdle(): void {
+    outsideHandlerScope(() => {
+      void (async () => {
+        await this.deps.host.session?.waitForIdle();
+        await this.deps.host.close();
+      })().catch((error: Error) => this.deps.log.error(`closing the session for ctx.shutdown(): ${error.message}`));
+    });
   }
 
   /** The user is told which extension did what; repeats of the same failure go to the log only. */

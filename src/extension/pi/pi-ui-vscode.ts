@@ -26,7 +26,6 @@ const NO = "No";
 function closeOn(widget: { hide(): void }, options: DialogOptions): vscode.Disposable {
   const timer = options.timeout && options.timeout > 0 ? setTimeout(() => widget.hide(), options.timeout) : undefined;
   const abort = (): void => widget.hide();
-  if (options.signal?.aborted) queueMicrotask(abort);
   options.signal?.addEventListener("abort", abort, { once: true });
   return new vscode.Disposable(() => {
     clearTimeout(timer);
@@ -36,6 +35,8 @@ function closeOn(widget: { hide(): void }, options: DialogOptions): vscode.Dispo
 
 /** One quick pick over `labels`; resolves to the chosen label, or undefined when dismissed. */
 function pick(title: string, placeholder: string | undefined, labels: string[], options: DialogOptions): Promise<string | undefined> {
+  // As in Pi, a dialog whose signal has already aborted is never shown.
+  if (options.signal?.aborted) return Promise.resolve(undefined);
   const quickPick = vscode.window.createQuickPick();
   quickPick.title = title;
   quickPick.placeholder = placeholder;
@@ -91,6 +92,7 @@ export class VscodePiUi implements PiUiHost, vscode.Disposable {
   }
 
   input(extension: string, title: string, placeholder: string | undefined, options: DialogOptions): Promise<string | undefined> {
+    if (options.signal?.aborted) return Promise.resolve(undefined);
     const box = vscode.window.createInputBox();
     box.title = `${extension}: ${title}`;
     box.placeholder = placeholder;

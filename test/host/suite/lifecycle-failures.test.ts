@@ -13,7 +13,7 @@ import type { ChatController } from "../../../src/extension/chat/chat-controller
 import type { TreeMessage, HostToWebviewMessage } from "../../../src/protocol/messages";
 import { reply, startScriptedServer, type ScriptedServer } from "../../support/scripted-openai-server";
 import { messagesShownBy, samples, until } from "./host-helpers";
-import { fileLines, useScriptedModel } from "./model-helpers";
+import { fileLines, modelApi, setPiProvider, useScriptedModel } from "./model-helpers";
 import { RecordingSurface } from "./ui-helpers";
 
 interface Ctx {
@@ -67,6 +67,10 @@ describe("replacement failures and waits in the VS Code layer (issue 8.1)", func
   before(async () => (arbor = await api()));
   after(async () => {
     await config().update("sessionsDirectory", undefined, vscode.ConfigurationTarget.Global);
+    // The suites that follow expect no model of this one (a checkout would ask to summarise with it).
+    setPiProvider("reload-compaction", undefined);
+    const { models } = await modelApi();
+    await until(() => models.findEntry({ provider: "reload-compaction", id: "scripted-model" }) === undefined, "the test's model to be gone");
     await server?.close();
   });
 

@@ -110,7 +110,7 @@ describe("Chat webview in Chromium", function () {
     assert.equal(await text(".run-indicator .run-label"), "Cooking…");
     assert.equal(await count(".run-indicator .codicon-loading"), 0);
     // The frames turn at the extension's interval.
-    await page.waitForFunction("document.querySelector('.run-indicator .run-frame').textContent === '◓'");
+    await waitForPage(page, "document.querySelector('.run-indicator .run-frame').textContent === '◓'");
     // Other runs (a shell command, a compaction) keep Arbor's own indicator.
     await send({ type: "runState", run: { kind: "bash", label: "Running !ls…" } });
     assert.equal(await text(".run-indicator .run-label"), "Running !ls…");

@@ -83,6 +83,32 @@ describe("Pi extensions: ctx.reload, prompt snippets, built-in overrides (issue 
     assert.deepEqual(lifecycle().log.slice(5), ["shutdown quit in 2"], "only the current instance hears the quit");
   });
 
+  it("ctx.reload() while a reply runs does nothing but warn, as Pi's /reload; the reply goes on", async () => {
+    const pi = await startWithExamples(kit, [], {
+      extraFiles: {
+        "recorder.js": RECORDER.replace("VERSION", "v1"),
+        "reloader.js": `export default function (pi) { pi.registerCommand("reload-now", { handler: async (_a, ctx) => { await ctx.reload(); ctx.ui.notify("returned", "info"); } }); }`,
+      },
+    });
+    const session = pi.runtime.session;
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    kit.server.script(reply.steps({ type: "chunk", delta: { role: "assistant", content: "still " } }, { type: "wait", until: held }, { type: "chunk", delta: { content: "here" } }, { type: "finish", finishReason: "stop" }));
+    const replying = session.prompt("go on");
+    while (session.isIdle()) await new Promise((r) => setImmediate(r));
+    await pi.set.runCommand("reload-now", "");
+    assert.deepEqual(pi.ui.notifications.map((n) => `${n.type}: ${n.message}`).slice(-2), [
+      "warning: ctx.reload() did nothing: The session cannot be reloaded while a reply, compaction or shell command runs; wait for it to finish or stop it.",
+      "info: returned",
+    ]);
+    release();
+    await replying;
+    assert.equal(pi.runtime.session, session, "not reloaded");
+    assert.deepEqual(lifecycle().log, ["factory 1 v1", "start startup in 1"]);
+    assert.deepEqual(pi.reports, []);
+    await pi.runtime.dispose();
+  });
+
   it("a tool's promptSnippet and promptGuidelines reach the system prompt the model receives (one line, trimmed, once), while it is active", async () => {
     const pi = await startWithExamples(kit, [], { extraFiles: { "snippets.js": SNIPPETS } });
     assert.deepEqual(pi.reports, []);

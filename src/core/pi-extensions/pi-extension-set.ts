@@ -17,6 +17,7 @@ import { loadExtensionFactory } from "./module-loader";
 import { PiInstance } from "./pi-instance";
 import type { ModelAccess } from "./pi-models";
 import { adaptPiTool, type ArgumentValidator } from "./pi-tools";
+import { RuntimeError } from "../runtime/runtime-errors";
 import type { PiUiHost } from "./pi-ui";
 import { loadSharedModules, virtualModulesFor } from "./shared-modules";
 import { runInToolScope } from "./tool-scope";
@@ -112,7 +113,15 @@ export class PiExtensionSet implements SessionScopedExtensions, Disposable {
         agentDir: this.options.agentDir,
         changed: () => this.refresh(),
         requestShutdown: this.options.requestShutdown,
-        reload: async () => void (await runtime.reload()),
+        // As Pi's /reload: while a reply, compaction or command runs, a warning, and nothing else.
+        reload: async () => {
+          try {
+            await runtime.reload();
+          } catch (error) {
+            if (!(error instanceof RuntimeError && error.code === "busy")) throw error;
+            this.options.ui.notify(extension.name, `ctx.reload() did nothing: ${error.message}`, "warning");
+          }
+        },
         currentInstanceOf: (path) => this.instances.find((i) => i.path === path),
       });
       instance.listCommands = () => this.commands().map((c) => ({ name: c.name, description: c.description, source: "extension", sourceInfo: { path: c.extension } }));

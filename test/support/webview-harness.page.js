@@ -53,10 +53,22 @@
       }),
     );
 
-  /** Delivers a message the way VS Code does (a message event on window); returns the delivery id. */
+  /** The first slices of a message's JSON, carried in before the delivery (see webview-harness-host.ts). */
+  const parts = [];
+  arbor.receivePart = (part) => void parts.push(part);
+
+  /**
+   * Delivers a message the way VS Code does (a message event on window); returns the delivery id.
+   * A string is the message as JSON, or its last slice (the host harness sends that): decoding it
+   * is part of the delivery.
+   */
   arbor.deliver = (message) => {
     const id = ++deliverySeq;
     const start = performance.now();
+    if (typeof message === "string") {
+      message = JSON.parse(parts.join("") + message);
+      parts.length = 0;
+    }
     window.dispatchEvent(new MessageEvent("message", { data: message }));
     const record = { id, type: message.type, start, handled: performance.now(), raf: 0, painted: 0, click: arbor.lastClick };
     arbor.deliveries.push(record);

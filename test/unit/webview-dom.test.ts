@@ -400,6 +400,84 @@ describe("Conversation Tree webview in Chromium", function () {
       const held = (await page.evaluate("__arbor.posted.filter((m) => m.type === 'viewport').length")) as number;
       assert.ok(held > 0, "the page asked for the rows it scrolled to");
     });
+
+    /** Settles until the page asks for nothing more (each answer can bring a request for more rows). */
+    const settleRows = async () => {
+      let asked = -1;
+      for (;;) {
+        await settle();
+        const now = (await page.evaluate("__arbor.posted.filter((m) => m.type === 'viewport').length")) as number;
+        if (now === asked) return;
+        asked = now;
+      }
+    };
+    /** Scrolls by rows and returns, from the frame that draws the new position (before any answer can arrive), the rows in view still waiting for the host. */
+    const scrollBy = async (rowsDown: number): Promise<number> =>
+      (await page.evaluate(`new Promise((resolve) => {
+        const tree = document.querySelector('.tree');
+        tree.scrollTop += ${rowsDown} * Number(tree.dataset.rowHeight);
+        requestAnimationFrame(() => {
+          const box = tree.getBoundingClientRect();
+          resolve(Array.from(tree.querySelectorAll('.row.placeholder:not([hidden])')).filter((r) => {
+            const b = r.getBoundingClientRect();
+            return b.bottom > box.top && b.top < box.bottom;
+          }).length);
+        });
+      })`)) as number;
+
+    it("asks for rows ahead of the scroll, so that a steady scroll finds them held", async () => {
+      const fixture = generateTreeFixture(100_000, 42);
+      harness.host.show({ ...fixture, entries: fixture.entries });
+      await settleRows();
+      await page.evaluate("document.querySelector('.tree').scrollTop = 3000 * Number(document.querySelector('.tree').dataset.rowHeight)");
+      await settleRows();
+      // The first move down (the jump to row 3,000 went up from the leaf) turns the margin that way.
+      await scrollBy(5);
+      await settleRows();
+      for (let step = 0; step < 6; step++) {
+        // Four screens of a fast wheel in one go, each after the host has answered what the last one asked.
+        const waiting = await scrollBy(95);
+        assert.equal(waiting, 0, `step ${step}: rows in view were not held yet`);
+        await settleRows();
+      }
+      // And up again: the margin follows the direction.
+      await scrollBy(-40);
+      await settleRows();
+      assert.equal(await scrollBy(-95), 0, "scrolling up finds the rows above held");
+    });
+
+    it("leaves drawn rows alone when the host's answer to a scroll arrives", async () => {
+      const fixture = generateTreeFixture(100_000, 42);
+      harness.host.show({ ...fixture, entries: fixture.entries });
+      await settleRows();
+      await page.evaluate("document.querySelector('.tree').scrollTop = 3000 * Number(document.querySelector('.tree').dataset.rowHeight)");
+      await settleRows();
+      const deliveries = (await page.evaluate("__arbor.deliveries.length")) as number;
+      // Down, the other way than the jump (which went up from the leaf): the rows in view are held,
+      // those ahead are not, and the page asks for them.
+      const held = (await page.evaluate(`new Promise((resolve) => {
+        const tree = document.querySelector('.tree');
+        tree.scrollTop += 60 * Number(tree.dataset.rowHeight);
+        requestAnimationFrame(() => {
+          const drawn = Array.from(tree.querySelectorAll('.row:not([hidden]):not(.placeholder)'));
+          window.__heldRows = new Set(drawn);
+          window.__rowRecords = [];
+          window.__rowMutations = new MutationObserver((records) => window.__rowRecords.push(...records));
+          window.__rowMutations.observe(tree, { attributes: true, childList: true, characterData: true, subtree: true });
+          resolve(drawn.length);
+        });
+      })`)) as number;
+      assert.ok(held > 0, "some rows were held before the answer");
+      await settleRows();
+      assert.ok(((await page.evaluate("__arbor.deliveries.length")) as number) > deliveries, "the host answered the scroll");
+      const touched = (await page.evaluate(`(() => {
+        const records = [...window.__rowRecords, ...window.__rowMutations.takeRecords()];
+        window.__rowMutations.disconnect();
+        const rows = new Set(records.map((r) => (r.target.nodeType === 1 ? r.target : r.target.parentElement).closest('.row')).filter((r) => r && window.__heldRows.has(r)));
+        return rows.size;
+      })()`)) as number;
+      assert.equal(touched, 0, "rows drawn from held rows were repainted by the answer");
+    });
   });
 });
 

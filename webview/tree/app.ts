@@ -17,8 +17,15 @@ import type { VsCodeApi } from "../shared/vscode-api";
 
 const SEARCH_DEBOUNCE_MS = 120;
 const SAVE_DELAY_MS = 200;
-/** Rows asked for beyond the visible ones, on each side. */
+/** Rows asked for beyond the visible ones, on each side (behind them while scrolling). */
 const MARGIN_ROWS = 80;
+/**
+ * Rows asked for ahead of the visible ones in the direction of the scroll, and how few may be
+ * left held ahead before more are asked for: the answer comes back before the rows run out,
+ * even at a fast wheel's pace and a host a few frames away.
+ */
+const AHEAD_ROWS = 240;
+const LOW_AHEAD_ROWS = 100;
 /** After scrolling stops, the host learns what is in view (it follows the leaf only where it is seen). */
 const SETTLE_MS = 150;
 /** Narrower than this, row text wraps onto a second line (a side bar): rows never cut text after a few words. */
@@ -54,6 +61,8 @@ export class TreeApp implements Disposable {
   private pending: { from: number; to: number; seq: number } | undefined;
   private told = { first: -1, last: -1 };
   private visible = { first: 0, last: 0 };
+  /** The last scroll's direction: 1 down, -1 up, 0 not scrolled yet. */
+  private direction = 0;
   private maxLanes = 8;
   private searchTimer = 0;
   private saveTimer = 0;
@@ -228,13 +237,15 @@ export class TreeApp implements Disposable {
 
   /** After each render: asks for rows in view that are not held yet, and tells the host what is seen once scrolling settles. */
   private afterRender(first: number, last: number): void {
+    if (first !== this.visible.first) this.direction = first > this.visible.first ? 1 : -1;
     this.visible = { first, last };
     if (!this.session) return;
     const count = this.cache.rowCount;
-    // Ask ahead: once the rows held run out within half a margin, before any shows blank.
-    const ahead = Math.max(OVERSCAN, MARGIN_ROWS / 2);
-    const needFrom = Math.max(0, first - ahead);
-    const needTo = Math.min(count, last + ahead);
+    // Ask ahead of the scroll: once fewer than LOW_AHEAD_ROWS are held in its direction (half a
+    // margin on each side before any scroll), before any row shows blank.
+    const still = Math.max(OVERSCAN, MARGIN_ROWS / 2);
+    const needFrom = Math.max(0, first - (this.direction < 0 ? LOW_AHEAD_ROWS : this.direction > 0 ? OVERSCAN : still));
+    const needTo = Math.min(count, last + (this.direction > 0 ? LOW_AHEAD_ROWS : this.direction < 0 ? OVERSCAN : still));
     if (!this.cache.covers(needFrom, needTo)) {
       const p = this.pending;
       if (!p || p.from > needFrom || p.to < needTo) this.requestRows(first, last);
@@ -252,8 +263,8 @@ export class TreeApp implements Disposable {
   private requestRows(first: number, last: number): void {
     if (!this.session) return;
     const count = this.cache.rowCount;
-    const from = Math.max(0, first - MARGIN_ROWS);
-    const to = Math.min(count, last + MARGIN_ROWS);
+    const from = Math.max(0, first - (this.direction < 0 ? AHEAD_ROWS : MARGIN_ROWS));
+    const to = Math.min(count, last + (this.direction > 0 ? AHEAD_ROWS : MARGIN_ROWS));
     const seq = ++this.seq;
     this.pending = { from, to, seq };
     this.told = { first, last };

@@ -36,7 +36,13 @@ export class DetailsPanel {
     this.element.append(head, this.facts, this.body);
   }
 
+  /** What the pane shows now: the same again is not rebuilt (that would re-announce it and lose its scroll position). */
+  private shown: { header: string; body: DetailsBody } | undefined;
+
   show(header: DetailsHeader, body: DetailsBody): void {
+    const key = JSON.stringify(header);
+    if (!this.element.hidden && this.shown && this.shown.header === key && this.shown.body === body) return;
+    this.shown = { header: key, body };
     this.element.hidden = false;
     this.icon.className = `codicon codicon-${header.icon}`;
     this.title.textContent = header.title;
@@ -63,10 +69,12 @@ export class DetailsPanel {
 
   hide(): void {
     this.element.hidden = true;
+    this.shown = undefined;
   }
 
   /** An empty pane with a hint (the editor tab, before anything is selected). */
   showEmpty(hint: string): void {
+    this.shown = undefined;
     this.element.hidden = false;
     this.icon.className = "codicon codicon-info";
     this.title.textContent = "Details";

@@ -9,7 +9,7 @@ const MAX_HELD = 6_000;
  * scrolled). Memory stays bounded whatever the session's size.
  */
 export class RowCache {
-  private readonly rows = new Map<number, TreeRow>();
+  private rows = new Map<number, TreeRow>();
   private versionValue = -1;
   private countValue = 0;
 
@@ -35,14 +35,30 @@ export class RowCache {
     this.countValue = 0;
   }
 
+  /**
+   * Takes a window in. Rows already held keep their objects when the new ones are the same (the
+   * list repaints a row only when its object changes): a window of the same version adds only
+   * what is new, and after a change (a checkout, an append) only the rows that differ repaint.
+   */
   apply(window: RowWindow): void {
+    const old = this.rows;
     if (window.version !== this.versionValue) {
-      this.rows.clear();
+      // A newer tree: what is held is stale, but rows that did not change are reused as they are.
+      this.rows = new Map();
       this.versionValue = window.version;
+      this.countValue = window.rowCount;
+      for (let k = 0; k < window.rows.length; k++) {
+        const index = window.start + k;
+        const before = old.get(index);
+        const row = window.rows[k];
+        this.rows.set(index, before !== undefined && sameRow(before, row) ? before : row);
+      }
+      return;
     }
     this.countValue = window.rowCount;
-    for (let k = 0; k < window.rows.length; k++) this.rows.set(window.start + k, window.rows[k]);
-    if (this.rows.size > MAX_HELD) this.trim(window.start, window.start + window.rows.length);
+    // The same version: the rows are the same as those held, which keep their objects.
+    for (let k = 0; k < window.rows.length; k++) if (!old.has(window.start + k)) old.set(window.start + k, window.rows[k]);
+    if (old.size > MAX_HELD) this.trim(window.start, window.start + window.rows.length);
   }
 
   /** Whether every row in [from, to) (clamped to the tree) is held. */
@@ -55,7 +71,30 @@ export class RowCache {
   /** Drops the rows farthest from [from, to) until a bounded number is left. */
   private trim(from: number, to: number): void {
     const distance = (i: number) => (i < from ? from - i : i >= to ? i - to + 1 : 0);
-    const keys = [...this.rows.keys()].sort((a, b) => distance(a) - distance(b));
-    for (const k of keys.slice(MAX_HELD / 2)) this.rows.delete(k);
+    // The distance half the rows lie within (a numeric sort: this runs while the user scrolls).
+    const distances = new Float64Array(this.rows.size);
+    let n = 0;
+    for (const k of this.rows.keys()) distances[n++] = distance(k);
+    distances.sort();
+    const limit = distances[MAX_HELD / 2 - 1];
+    for (const k of [...this.rows.keys()]) if (distance(k) > limit) this.rows.delete(k);
   }
+}
+
+/** Whether two plain values of the protocol (rows and their fields) are equal, field by field. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) {
+    if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
+    if (!sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}
+
+/** Whether a row of a newer window draws the same as one held (the same fields, its entry's too). */
+export function sameRow(a: TreeRow, b: TreeRow): boolean {
+  return sameValue(a, b);
 }

@@ -122,7 +122,10 @@ export class TreeList implements Disposable {
 
   /** The rows in view now: [first, last). */
   visibleRange(): { first: number; last: number } {
-    const top = this.topRow();
+    return this.rangeAt(this.topRow());
+  }
+
+  private rangeAt(top: number): { first: number; last: number } {
     const first = Math.min(this.rowCount, Math.max(0, Math.floor(top)));
     const last = Math.min(this.rowCount, Math.ceil(top + this.height() / this.rowHeightValue));
     return { first, last: Math.max(first, last) };
@@ -161,11 +164,17 @@ export class TreeList implements Disposable {
     this.updateActiveDescendant();
   }
 
-  /** Paints the rows in view (plus overscan) whose row or state changed, now. */
+  /**
+   * Paints the rows in view (plus overscan) whose row or state changed, now. The scroll position
+   * is read once, before anything is written: a read after a write would make the browser lay
+   * the page out in the middle of the script (and once per row on a scaled canvas), where the
+   * frame lays it out once anyway.
+   */
   render(): void {
     const height = this.height();
     const rowHeight = this.rowHeightValue;
-    const top = this.topRow();
+    const scrollTop = this.element.scrollTop;
+    const top = this.topRowAt(scrollTop);
     const first = Math.max(0, Math.floor(top) - OVERSCAN);
     const last = Math.min(this.rowCount - 1, Math.ceil(top + height / rowHeight) + OVERSCAN);
     this.ensureSlots(Math.ceil(height / rowHeight) + 2 * OVERSCAN + 2);
@@ -184,7 +193,7 @@ export class TreeList implements Disposable {
         this.callbacks.paint(slot.parts, i);
         slot.parts.root.hidden = false;
       }
-      const y = this.rowTop(i);
+      const y = this.rowTop(i, scrollTop, top);
       if (slot.top !== y) {
         slot.top = y;
         slot.parts.root.style.transform = `translateY(${y}px)`;
@@ -197,7 +206,7 @@ export class TreeList implements Disposable {
       slot.row = undefined;
     }
     this.updateActiveDescendant();
-    const visible = this.visibleRange();
+    const visible = this.rangeAt(top);
     this.callbacks.onRendered(visible.first, visible.last);
   }
 
@@ -225,7 +234,10 @@ export class TreeList implements Disposable {
 
   /** The (fractional) row at the top of the viewport. */
   private topRow(): number {
-    const scrollTop = this.element.scrollTop;
+    return this.topRowAt(this.element.scrollTop);
+  }
+
+  private topRowAt(scrollTop: number): number {
     if (!this.scaled()) return scrollTop / this.rowHeightValue;
     const maxScroll = MAX_CANVAS - this.height();
     const maxTop = this.rowCount - this.height() / this.rowHeightValue;
@@ -239,9 +251,10 @@ export class TreeList implements Disposable {
     return maxTop > 0 ? (Math.min(row, maxTop) / maxTop) * maxScroll : 0;
   }
 
-  private rowTop(index: number): number {
+  /** Where a row is placed, given the scroll position and the row at the top it gives. */
+  private rowTop(index: number, scrollTop: number, top: number): number {
     if (!this.scaled()) return index * this.rowHeightValue;
-    return Math.round(this.element.scrollTop + (index - this.topRow()) * this.rowHeightValue);
+    return Math.round(scrollTop + (index - top) * this.rowHeightValue);
   }
 
   private isFullyVisible(index: number): boolean {

@@ -152,8 +152,14 @@ interface ScrollPass {
   scrollCosts: number[];
   longTasks: number[];
   blankFrames: number;
+  /** The positions (indices) shown by frames with rows not sent yet. */
+  blankAt: number[];
   drawn: number;
 }
+
+/** Positions of a scroll pass: a steady scroll (120 px a frame, a fast wheel), then jumps (a dragged scrollbar thumb). */
+const STEADY_POSITIONS = 240;
+const JUMP_POSITIONS = 240;
 
 async function scrolling(harness: Harness, busy: boolean): Promise<Record<string, unknown>> {
   const page = harness.page;
@@ -161,8 +167,8 @@ async function scrolling(harness: Harness, busy: boolean): Promise<Record<string
   const max = Math.max(0, geometry.h - geometry.c);
   const positions: number[] = [];
   const start = Math.floor(max / 3);
-  for (let i = 0; i < 240; i++) positions.push(Math.min(max, start + i * 120));
-  for (let i = 0; i < 240; i++) positions.push(Math.floor((((i * 7_919) % 1000) / 1000) * max));
+  for (let i = 0; i < STEADY_POSITIONS; i++) positions.push(Math.min(max, start + i * 120));
+  for (let i = 0; i < JUMP_POSITIONS; i++) positions.push(Math.floor((((i * 7_919) % 1000) / 1000) * max));
   const burner = busy ? burnCore() : undefined;
   const handlingBefore = harness.host.handling.get("viewport")?.length ?? 0;
   try {
@@ -191,6 +197,11 @@ async function scrolling(harness: Harness, busy: boolean): Promise<Record<string
       tracedTasksOver50msCpu: tasks.overCpu,
       longestTaskCpuMs: tasks.maxCpu,
       framesWithRowsNotYetSent: passes.reduce((n, p) => n + p.blankFrames, 0),
+      // A steady scroll can find its rows held (asked for ahead); a jump waits for one round trip.
+      // Position 0 of each pass is itself a jump (from where the last pass ended).
+      steadyFrames: passes.length * (STEADY_POSITIONS - 1),
+      steadyFramesWithRowsNotYetSent: passes.reduce((n, p) => n + p.blankAt.filter((i) => i >= 1 && i < STEADY_POSITIONS).length, 0),
+      jumpFramesWithRowsNotYetSent: passes.reduce((n, p) => n + p.blankAt.filter((i) => i === 0 || i >= STEADY_POSITIONS).length, 0),
       viewportRequests: hostViewport.length,
       hostPerViewportRequestMs: stats(hostViewport),
       drawnRows: passes[passes.length - 1].drawn,

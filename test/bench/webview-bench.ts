@@ -138,6 +138,7 @@ function printTable(results: Record<string, Record<string, unknown>>, deep: Reco
         `target none: ${Number(sc.longTasks) === 0 ? "met" : "MISSED"}`,
       ]);
       lines.push([`${size}: ${label}: rows not yet sent`, `${sc.framesWithRowsNotYetSent} of ${sc.frames} frames`, `${sc.viewportRequests} requests, host ${s(sc.hostPerViewportRequestMs as Stats)} each`]);
+      lines.push([`${size}: ${label}:   steady scroll / after a jump`, `${sc.steadyFramesWithRowsNotYetSent} of ${sc.steadyFrames} / ${sc.jumpFramesWithRowsNotYetSent} frames`, "a jump waits one round trip to the host"]);
     }
     const ap = b.append as Record<string, unknown>;
     lines.push([`${size}: append at leaf, host / page work`, `${(ap.appendAtLeafHostMs as Stats).median} / ${(ap.appendAtLeafUpdateWorkMs as Stats).median} ms`, `${ap.fastAppends} fast appends`]);

@@ -156,14 +156,19 @@
     tree.addEventListener("scroll", onScroll);
     const frames = [];
     let blankFrames = 0;
+    /** For each frame with rows not sent yet, the index of the position it showed. */
+    const blankAt = [];
     let last = performance.now();
-    for (const top of positions) {
+    for (let i = 0; i < positions.length; i++) {
       await new Promise((resolve) => requestAnimationFrame(resolve));
       const now = performance.now();
       frames.push(now - last);
       last = now;
-      if (tree.querySelector(".row.placeholder:not([hidden])")) blankFrames++;
-      tree.scrollTop = top;
+      if (tree.querySelector(".row.placeholder:not([hidden])")) {
+        blankFrames++;
+        blankAt.push(i - 1);
+      }
+      tree.scrollTop = positions[i];
     }
     await arbor.nextPaint();
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -171,7 +176,7 @@
     document.removeEventListener("scroll", onCapture, true);
     observer.disconnect();
     const drawn = document.querySelectorAll(".tree .row:not([hidden])").length;
-    return { frames: frames.slice(1), scrollCosts, longTasks, drawn, blankFrames, scrollHeight: tree.scrollHeight };
+    return { frames: frames.slice(1), scrollCosts, longTasks, drawn, blankFrames, blankAt, scrollHeight: tree.scrollHeight };
   };
 
   /** Time to structured-clone a message: what VS Code's postMessage costs before our handler runs. */

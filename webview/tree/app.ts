@@ -26,6 +26,8 @@ const MARGIN_ROWS = 80;
  */
 const AHEAD_ROWS = 240;
 const LOW_AHEAD_ROWS = 100;
+/** A viewport request unanswered this long is taken as lost, and the page asks again (see afterRender). */
+const PENDING_GIVE_UP_MS = 2_000;
 /** After scrolling stops, the host learns what is in view (it follows the leaf only where it is seen). */
 const SETTLE_MS = 150;
 /** Narrower than this, row text wraps onto a second line (a side bar): rows never cut text after a few words. */
@@ -58,7 +60,8 @@ export class TreeApp implements Disposable {
   private selection: TreeSelection = { ids: [], focusRow: -1 };
   private treeStatus: TreeStatus = { shown: 0, total: 0, leafHidden: false };
   private seq = 0;
-  private pending: { from: number; to: number; seq: number } | undefined;
+  /** The viewport request not answered yet (at most one is in flight), and when it was sent. */
+  private pending: { from: number; to: number; seq: number; sent: number } | undefined;
   private told = { first: -1, last: -1 };
   private visible = { first: 0, last: 0 };
   /** The last scroll's direction: 1 down, -1 up, 0 not scrolled yet. */
@@ -247,8 +250,12 @@ export class TreeApp implements Disposable {
     const needFrom = Math.max(0, first - (this.direction < 0 ? LOW_AHEAD_ROWS : this.direction > 0 ? OVERSCAN : still));
     const needTo = Math.min(count, last + (this.direction > 0 ? LOW_AHEAD_ROWS : this.direction < 0 ? OVERSCAN : still));
     if (!this.cache.covers(needFrom, needTo)) {
+      // One request in flight at a time: while the scrollbar is dragged the host answers the
+      // latest position once the last answer is in, instead of every position passed on the way
+      // (a queue of stale windows would delay the rows in view). An answer that never comes
+      // (the host moved on to another session) does not stop the page from asking again.
       const p = this.pending;
-      if (!p || p.from > needFrom || p.to < needTo) this.requestRows(first, last);
+      if (!p || performance.now() - p.sent > PENDING_GIVE_UP_MS) this.requestRows(first, last);
       return;
     }
     if (first !== this.told.first || last !== this.told.last) {
@@ -266,7 +273,7 @@ export class TreeApp implements Disposable {
     const from = Math.max(0, first - (this.direction < 0 ? AHEAD_ROWS : MARGIN_ROWS));
     const to = Math.min(count, last + (this.direction > 0 ? AHEAD_ROWS : MARGIN_ROWS));
     const seq = ++this.seq;
-    this.pending = { from, to, seq };
+    this.pending = { from, to, seq, sent: performance.now() };
     this.told = { first, last };
     this.post({ type: "viewport", sessionId: this.session.sessionId, from, to, visibleFrom: first, visibleTo: last, seq });
   }

@@ -14,7 +14,7 @@ import type { EntryDetails, HostToWebviewMessage, ReadOnlyNotice } from "../../s
 import { TreeHub, type TreeViewPort } from "../../src/protocol/tree-host";
 
 /** Characters of a message's JSON carried into the page per debugger-protocol call (see `deliver`). */
-const TRANSPORT_SLICE = 16_384;
+const TRANSPORT_SLICE = 65_536;
 
 export interface HarnessSession {
   sessionId: string;
@@ -149,7 +149,7 @@ export class HarnessHost {
     // (the host's message is serialised, carried by IPC off the page's thread, and decoded in the
     // webview). The debugger protocol carries text on the page's main thread, at a cost no real
     // webview pays (about 25 ms of CPU for a window of a few hundred rows under load, in one task):
-    // it is carried in slices, each its own short task, and only the last one delivers.
+    // it is carried in slices, each its own shorter task, and only the last one delivers.
     const json = JSON.stringify(message);
     this.chain = this.chain.then(async () => {
       try {

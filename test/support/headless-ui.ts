@@ -12,6 +12,8 @@ export class HeadlessUi implements PiUiHost {
   readonly calls: string[] = [];
   readonly notifications: { extension: string; message: string; type: NotifyType }[] = [];
   readonly statuses = new Map<string, string>();
+  /** The choices of each select, in order. */
+  readonly choices: string[][] = [];
   editorText = "";
   /** The chat chrome as the extensions set it (widgets, title, working indicator, thinking label). */
   readonly chrome = new ExtensionChrome(() => undefined);
@@ -44,7 +46,8 @@ export class HeadlessUi implements PiUiHost {
   confirm(_e: string, title: string, _m: string, options: DialogOptions): Promise<boolean> {
     return this.dialog(`confirm: ${title}`, false, options);
   }
-  select(_e: string, title: string, _c: string[], options: DialogOptions): Promise<string | undefined> {
+  select(_e: string, title: string, choices: string[], options: DialogOptions): Promise<string | undefined> {
+    this.choices.push([...choices]);
     return this.dialog(`select: ${title}`, undefined, options);
   }
   input(_e: string, title: string, _p: string | undefined, options: DialogOptions): Promise<string | undefined> {

@@ -6,6 +6,7 @@
  * from the chat (`/name args`) or the command palette. What each file is, where it came from and
  * what went wrong is kept for the "Arbor: Extensions" list.
  */
+import { dirname } from "node:path";
 import type { AgentSessionRuntime, SessionScopedExtensions } from "../runtime/agent-session-runtime";
 import type { SessionBinding } from "../runtime/extension-context";
 import type { ExtensionHost } from "../runtime/extension-host";
@@ -124,7 +125,12 @@ export class PiExtensionSet implements SessionScopedExtensions, Disposable {
         },
         currentInstanceOf: (path) => this.instances.find((i) => i.path === path),
       });
-      instance.listCommands = () => this.commands().map((c) => ({ name: c.name, description: c.description, source: "extension", sourceInfo: { path: c.extension } }));
+      // As Pi's getCommands(): each command names the file it comes from (commands.ts shows that path).
+      instance.listCommands = () =>
+        this.commands().map((c) => {
+          const file = this.instances.find((i) => i.name === c.extension)?.path ?? c.extension;
+          return { name: c.name, description: c.description, source: "extension", sourceInfo: { path: file, source: "local", scope: "temporary", origin: "top-level", baseDir: dirname(file) } };
+        });
       try {
         const factory = await loadExtensionFactory(extension.path, { virtualModules: virtualModulesFor(extension.name, shared, this.options.agentDir), cacheDir: this.options.cacheDir });
         await this.withTimeout(extension.name, () => runInToolScope(instance.scope(), () => factory(instance.api)));

@@ -7,13 +7,13 @@
  */
 import * as assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentSessionEvent } from "../../src/core/agent/events";
 import { describePiModel } from "../../src/core/models/pi-ai-provider";
 import type { ToolResultMessage } from "../../src/core/session/types";
 import { reply, type ScriptedServer } from "../support/scripted-openai-server";
-import { makeKit, nextEvent, readLines, type AgentKit } from "./agent-harness.test";
+import { makeKit, nextEvent, readLines, textOf, type AgentKit } from "./agent-harness.test";
 import { startWithExamples } from "./pi-examples-harness.test";
 
 type WireMessage = { role: string; content: unknown };
@@ -375,20 +375,33 @@ describe("Pi's example extensions, driven through their main behaviour (unchange
       await pi.runtime.dispose();
     });
 
-    it("git-checkpoint.ts: each turn after a tool result makes a stash checkpoint of the work tree (git stash create)", async () => {
-      const pi = await startWithExamples(kit, ["git-checkpoint.ts"]);
-      writeFileSync(join(kit.cwd, "tracked.txt"), "edited before the turn\n");
-      kit.server.script(reply.toolCall({ name: "read", arguments: { path: "tracked.txt" } }), reply.text("read it"));
-      await pi.runtime.session.prompt("read the file");
-      // `git stash create` leaves an unreferenced stash commit holding the edit.
-      const dangling = git(kit.cwd, "fsck", "--no-reflogs", "--unreachable").split("\n").filter((l) => l.startsWith("unreachable commit"));
-      assert.ok(dangling.length >= 1, "a checkpoint commit was made");
-      const shown = dangling.map((l) => git(kit.cwd, "show", `${l.split(" ")[2]}:tracked.txt`));
-      assert.ok(shown.includes("edited before the turn\n"), shown.join(" | "));
-      // Pi clears the checkpoints at agent_end, so a fork after the reply does not offer a restore (as in Pi).
-      const question = pi.runtime.session.getBranch().find((e) => e.type === "message" && e.message.role === "user")!.id;
-      assert.equal((await pi.runtime.fork(question)).cancelled, false);
-      assert.deepEqual(pi.ui.calls.filter((c) => c.startsWith("select")), []);
+    it("git-checkpoint.ts: a turn after a tool result records a stash checkpoint; a fork from that entry during the reply offers to restore it, and Yes restores the files", async () => {
+      const pi = await startWithExamples(kit, ["git-checkpoint.ts"], { session: { toolPolicy: { autoApprove: "commands" } } });
+      const session = pi.runtime.session;
+      writeFileSync(join(kit.cwd, "tracked.txt"), "edited\n");
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      kit.server.script(
+        reply.toolCall({ name: "bash", arguments: { command: "echo by-the-tool > tracked.txt" } }),
+        reply.steps({ type: "chunk", delta: { role: "assistant", content: "thinking " } }, { type: "wait", until: held }, { type: "chunk", delta: { content: "done" } }, { type: "finish", finishReason: "stop" }),
+      );
+      // The second turn streams (so its turn_start handlers, which took the checkpoint, have run: the
+      // request waits for them), then holds while the user forks.
+      const streaming = nextEvent(session, (e) => e.type === "message_update" && textOf(e.message).startsWith("thinking"));
+      const replying = session.prompt("change the file");
+      await streaming;
+      const toolCall = [...session.getBranch()].reverse().find((e) => e.type === "message" && e.message.role === "assistant")!;
+      assert.equal(toolResults(session.getBranch()).length, 1, "the tool ran");
+      // The work tree moves on; the checkpoint holds the state when the turn started.
+      git(kit.cwd, "checkout", "--", "tracked.txt");
+      pi.ui.answer("Yes, restore code to that point");
+      const forked = await pi.runtime.fork(toolCall.id, { position: "at" });
+      assert.equal(forked.cancelled, false);
+      assert.deepEqual(pi.ui.calls.filter((c) => c.startsWith("select")), ["select: Restore code state?"]);
+      assert.equal(readFileSync(join(kit.cwd, "tracked.txt"), "utf8"), "by-the-tool\n", "the checkpoint was applied");
+      assert.equal(pi.ui.notifications.at(-1)?.message, "Code restored to checkpoint");
+      release();
+      await replying.catch(() => undefined);
       assert.deepEqual(pi.reports, []);
       await pi.runtime.dispose();
     });

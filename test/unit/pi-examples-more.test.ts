@@ -7,7 +7,8 @@
  */
 import * as assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire, syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
 import type { AgentSessionEvent } from "../../src/core/agent/events";
 import { describePiModel } from "../../src/core/models/pi-ai-provider";
@@ -66,7 +67,10 @@ describe("Pi's example extensions, driven through their main behaviour (unchange
     mkdirSync(tempHome, { recursive: true });
     process.env.HOME = tempHome;
   });
+  /** What a test set up outside its folders, undone after it, passed or not. */
+  const cleanups: (() => void)[] = [];
   afterEach(async () => {
+    for (const undo of cleanups.splice(0)) undo();
     if (home === undefined) delete process.env.HOME;
     else process.env.HOME = home;
     await kit.cleanup();
@@ -317,12 +321,57 @@ describe("Pi's example extensions, driven through their main behaviour (unchange
     await pi.runtime.dispose();
   });
 
-  it("bash-spawn-hook.ts: the model's bash commands run through its hook (its variable set, the profile of HOME sourced)", async () => {
+  it("bash-spawn-hook.ts: the model's bash commands run through its hook (its variable set, the profile of HOME sourced), in the session's folder", async () => {
     writeFileSync(join(process.env.HOME!, ".profile"), "export FROM_PROFILE=sourced\n");
     const pi = await startWithExamples(kit, ["bash-spawn-hook.ts"], { session: { toolPolicy: { autoApprove: "commands" } } });
-    kit.server.script(reply.toolCall({ name: "bash", arguments: { command: 'echo "hook=$PI_SPAWN_HOOK profile=$FROM_PROFILE"' } }), reply.text("ok"));
+    kit.server.script(reply.toolCall({ name: "bash", arguments: { command: 'echo "hook=$PI_SPAWN_HOOK profile=$FROM_PROFILE"; pwd' } }), reply.text("ok"));
     await pi.runtime.session.prompt("show the hook");
-    assert.match(resultText(toolResults(pi.runtime.session.getBranch()).at(-1)!), /hook=1 profile=sourced/);
+    // It makes its tool with process.cwd(), which in VS Code's extension host is not the workspace: Arbor runs it in the session's folder.
+    assert.equal(resultText(toolResults(pi.runtime.session.getBranch()).at(-1)!).trim(), `hook=1 profile=sourced\n${kit.cwd}`);
+    assert.deepEqual(pi.reports, []);
+    await pi.runtime.dispose();
+  });
+
+  it("file-trigger.ts: text written to its trigger file reaches the session as its message and starts a reply", async () => {
+    // Its trigger file is a fixed path, as in Pi; keep what another user may have there.
+    const trigger = "/tmp/agent-trigger.txt";
+    const before = existsSync(trigger) ? readFileSync(trigger, "utf8") : undefined;
+    writeFileSync(trigger, "");
+    // The example never closes its watcher (Pi's process exits; mocha's must not be held open): keep the
+    // watchers it makes, to close them after the test, passed or not. node:fs's own exports object is
+    // wrapped (a namespace import is a read-only copy), and its ES module view brought up to date.
+    const fs = createRequire(__filename)("node:fs") as typeof import("node:fs");
+    const watch = fs.watch;
+    const watchers: import("node:fs").FSWatcher[] = [];
+    fs.watch = ((...args: Parameters<typeof watch>) => {
+      const watcher = watch(...args);
+      watchers.push(watcher);
+      return watcher;
+    }) as typeof watch;
+    syncBuiltinESMExports();
+    cleanups.push(() => {
+      fs.watch = watch;
+      syncBuiltinESMExports();
+      for (const watcher of watchers) watcher.close();
+      if (before === undefined) rmSync(trigger, { force: true });
+      else writeFileSync(trigger, before);
+    });
+    const pi = await startWithExamples(kit, ["file-trigger.ts"]);
+    assert.equal(pi.ui.notifications.at(-1)?.message, `Watching ${trigger}`);
+    assert.equal(watchers.length, 1);
+    const session = pi.runtime.session;
+    kit.server.script(reply.text("Running them."));
+    const replied = nextEvent(session, (e) => e.type === "run_end");
+    writeFileSync(trigger, "Run the tests\n");
+    await replied;
+    while (!session.isIdle()) await settled();
+    const message = session.getBranch().find((e) => e.type === "custom_message");
+    assert.ok(message && message.type === "custom_message");
+    assert.equal(message.customType, "file-trigger");
+    assert.equal(message.content, "External trigger: Run the tests");
+    assert.equal(message.display, true);
+    assert.equal(lastUserText(kit.server), "External trigger: Run the tests", "the model reads it");
+    assert.equal(readFileSync(trigger, "utf8"), "", "the file was cleared after reading");
     assert.deepEqual(pi.reports, []);
     await pi.runtime.dispose();
   });

@@ -205,6 +205,10 @@ describe("Pi's example extensions, driven through their main behaviour (unchange
     sub.dispose();
     assert.ok(seen.includes("● Turn 2..."), seen.join(" | "));
     assert.equal(status(), "✓ Turn 3 complete");
+    // A new session's instance of the extension starts again at Ready.
+    await pi.runtime.newSession();
+    assert.equal(status(), "Ready");
+    assert.deepEqual(pi.reports, []);
     await pi.runtime.dispose();
   });
 

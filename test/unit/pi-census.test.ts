@@ -7,6 +7,7 @@
 import * as assert from "node:assert/strict";
 import { cpSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { trapWatchers, type WatcherTrap } from "../support/fs-watchers";
 import { makeKit, type AgentKit } from "./agent-harness.test";
 import { EXAMPLES_DIR, startWithExamples, type PiKit } from "./pi-examples-harness.test";
 
@@ -25,9 +26,12 @@ describe("the census of Pi's example extensions", function () {
   let kit: AgentKit;
   before(async () => (kit = await makeKit()));
   let started: PiKit | undefined;
+  // file-trigger.ts watches /tmp/agent-trigger.txt when that file exists, and never closes the watcher.
+  let trap: WatcherTrap | undefined;
   // Whatever fails, the 72 extensions' session ends (their watchers and timers with it).
   after(async () => {
     await started?.runtime.dispose();
+    trap?.release();
     await kit.cleanup();
   });
 
@@ -37,6 +41,7 @@ describe("the census of Pi's example extensions", function () {
     const pi = await startWithExamples(kit, []);
     await pi.runtime.dispose();
     for (const name of names) cpSync(join(EXAMPLES_DIR, name), join(pi.agentDir, "extensions", name), { recursive: true });
+    trap = trapWatchers();
     const all = await startWithExamples(kit, []);
     started = all;
     const byName = new Map(all.set.list().map((s) => [s.extension.path.slice(join(all.agentDir, "extensions").length + 1).split("/")[0]!, s]));

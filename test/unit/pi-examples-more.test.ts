@@ -8,11 +8,11 @@
 import * as assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire, syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
 import type { AgentSessionEvent } from "../../src/core/agent/events";
 import { describePiModel } from "../../src/core/models/pi-ai-provider";
 import type { ToolResultMessage } from "../../src/core/session/types";
+import { trapWatchers } from "../support/fs-watchers";
 import { reply, type ScriptedServer } from "../support/scripted-openai-server";
 import { makeKit, nextEvent, readLines, textOf, type AgentKit } from "./agent-harness.test";
 import { startWithExamples } from "./pi-examples-harness.test";
@@ -341,22 +341,11 @@ describe("Pi's example extensions, driven through their main behaviour (unchange
     const trigger = "/tmp/agent-trigger.txt";
     const before = existsSync(trigger) ? readFileSync(trigger, "utf8") : undefined;
     writeFileSync(trigger, "");
-    // The example never closes its watcher (Pi's process exits; mocha's must not be held open): keep the
-    // watchers it makes, to close them after the test, passed or not. node:fs's own exports object is
-    // wrapped (a namespace import is a read-only copy), and its ES module view brought up to date.
-    const fs = createRequire(__filename)("node:fs") as typeof import("node:fs");
-    const watch = fs.watch;
-    const watchers: import("node:fs").FSWatcher[] = [];
-    fs.watch = ((...args: Parameters<typeof watch>) => {
-      const watcher = watch(...args);
-      watchers.push(watcher);
-      return watcher;
-    }) as typeof watch;
-    syncBuiltinESMExports();
+    // The example never closes its watcher: it is closed after the test, passed or not.
+    const trap = trapWatchers();
+    const watchers = trap.watchers;
     cleanups.push(() => {
-      fs.watch = watch;
-      syncBuiltinESMExports();
-      for (const watcher of watchers) watcher.close();
+      trap.release();
       if (before === undefined) rmSync(trigger, { force: true });
       else writeFileSync(trigger, before);
     });

@@ -33,7 +33,7 @@ export interface CommandDeps {
   /** Where text taken back for editing goes (the chat input); default: offered in a notification. */
   editText?: (text: string) => void;
   /** Shows the chat with the caret in its input (the side view, or its editor tab when open). */
-  revealChat?: () => Promise<void>;
+  revealChat: () => Promise<void>;
 }
 
 /** The argument VS Code passes to `webview/context` menu commands (the row's data-vscode-context). */
@@ -223,7 +223,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       await host.create();
       // Where the first prompt is typed (the chat's page puts the caret in its input when focused);
       // awaited, so that a quick pick opened after the command is not closed by the focus moving.
-      await Promise.resolve(deps.revealChat ? deps.revealChat() : vscode.commands.executeCommand("arbor.chat.focus")).catch((error: Error) => log.warn(`New Session: could not show the chat: ${error.message}`));
+      await deps.revealChat().catch((error: Error) => log.warn(`New Session: could not show the chat: ${error.message}`));
     },
     "arbor.resumeSession": async (path?: unknown) => {
       if (path !== undefined) return void (await openSession(await knownSession(path)));

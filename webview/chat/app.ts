@@ -85,7 +85,6 @@ export class ChatApp {
     this.message.append(codicon("error"), el("span", "notice-text"));
     for (const n of [this.noModel, this.restricted, this.readOnly, this.message]) n.hidden = true;
     this.notices.append(this.readOnly, this.restricted, this.noModel, this.message);
-    this.indicator.hidden = true;
     this.indicator.setAttribute("role", "status");
     this.indicator.setAttribute("aria-live", "polite");
     root.append(this.header, this.list.element, this.indicator, this.notices, this.chrome.above, this.composer.element, this.chrome.below);

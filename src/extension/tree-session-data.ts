@@ -12,12 +12,15 @@ import { LIMITS, type EntryDetails } from "../protocol/messages";
 /** What the host answers a details request with. */
 export type DetailsAnswer = { ok: true; details: EntryDetails } | { ok: false; error: string };
 
-/** The tree's view of a session (the entry array is fresh: the tree keeps and grows it). */
-export function sessionDataOf(sm: SessionReader): SessionData {
+/**
+ * The tree's view of a session: a fresh source over its entries (the tree keeps and grows it),
+ * which reads an entry's body only for a drawn row or a search. `unsaved`: entries whose write failed.
+ */
+export function sessionDataOf(sm: SessionReader, unsaved: ReadonlySet<string> = new Set()): SessionData {
   return {
     sessionId: sm.getSessionId(),
     name: sm.getSessionName() ?? null,
-    entries: sm.getSummaries(),
+    entries: sm.getTreeSource(unsaved),
     labels: [...sm.getLabels()].map(([targetId, label]) => ({ targetId, label })),
     leafId: sm.getLeafId(),
   };

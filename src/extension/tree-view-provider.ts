@@ -4,7 +4,6 @@ import type { FilterMode } from "../core/tree/filters";
 import { DisposableStore } from "../core/util/disposable";
 import { clampText } from "../protocol/clamp";
 import { LIMITS, type HostToWebviewMessage, type ReadOnlyNotice, type WebviewToHostMessage } from "../protocol/messages";
-import type { SessionData } from "../core/tree/tree-model";
 import { entryDetailsOf, sessionDataOf } from "./tree-session-data";
 import { TreeHub } from "../protocol/tree-host";
 import { openSessionTitle } from "../core/session/title";
@@ -34,13 +33,6 @@ function readOnlyNotice(sm: SessionManager | undefined): ReadOnlyNotice | null {
     return { message: clampText(`${reason}. ${kept}.`, LIMITS.messageLength), canFork: true, actionLabel: "Save as New Session" };
   }
   return { message: clampText(`Read-only: ${reason}. New entries from the other window appear live. Fork to continue here.`, LIMITS.messageLength), canFork: true };
-}
-
-/** Entries whose write failed are marked, so the tree can show they are not in the file. */
-function markUnsaved(sm: SessionManager, data: SessionData): SessionData {
-  const unsaved = new Set(sm.getUnsavedEntryIds());
-  if (unsaved.size === 0) return data;
-  return { ...data, entries: data.entries.map((e) => (unsaved.has(e.id) ? { ...e, unsaved: true } : e)) };
 }
 
 /** The line above the tree: the session's title by the rule every surface uses (its name, else its first message). */
@@ -179,7 +171,8 @@ export class TreeViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     const sm = this.host.current;
     const started = Date.now();
     this.shownTitle = sm ? titleOf(sm) : "";
-    this.hub.showSession(sm ? markUnsaved(sm, sessionDataOf(sm)) : null, this.shownTitle, readOnlyNotice(sm));
+    // Entries whose write failed are marked, so the tree can show they are not in the file.
+    this.hub.showSession(sm ? sessionDataOf(sm, new Set(sm.getUnsavedEntryIds())) : null, this.shownTitle, readOnlyNotice(sm));
     if (sm) this.log.info(`tree: ${sm.getEntryCount()} entries laid out in ${Date.now() - started} ms`);
   }
 

@@ -194,8 +194,13 @@ export class TreeHub {
   messageFor(reset: boolean, scroll: ScrollRequest | null, from: number, to: number, seq?: number): TreeMessage {
     const model = this.model;
     const count = model.rows.count;
+    const end = Math.min(to, count);
+    const nodes: number[] = [];
+    for (let r = from; r < end; r++) nodes.push(model.rows.nodeAt(r));
+    // The window's summaries at once: bodies on disk are read in file order, not one by one.
+    const summaries = model.index.summaries(nodes);
     const rows: TreeRow[] = [];
-    for (let r = from; r < to && r < count; r++) rows.push(this.rowAt(r));
+    for (let r = from; r < end; r++) rows.push(this.rowAt(r, summaries[r - from]!));
     const leaf = model.leafRow();
     const span = model.compactionSpan();
     const ids = this.ids;
@@ -337,11 +342,10 @@ export class TreeHub {
     return { ...base, ok: false, error: "This entry cannot be shown (its fields are outside the limits the view accepts)." };
   }
 
-  private rowAt(r: number): TreeRow {
+  private rowAt(r: number, e: EntrySummary): TreeRow {
     const model = this.model;
     const rows = model.rows;
     const i = rows.nodeAt(r);
-    const e = model.index.summary(i);
     const lanes = rows.lanes(i, LANES_SENT);
     const leaf = model.leafRow();
     return {

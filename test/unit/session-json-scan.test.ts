@@ -6,7 +6,9 @@
 import * as assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { FIELD_ID, FIELD_PARENT, FIELD_ROLE, FIELD_TIMESTAMP, FIELD_TYPE, fieldEquals, fieldText, LineHead, scanLine, VALUE_MISSING, VALUE_NULL, VALUE_OBJECT, VALUE_OTHER, VALUE_STRING } from "../../src/core/session/json-scan";
+import { FIELD_ID, FIELD_PARENT, FIELD_ROLE, FIELD_TIMESTAMP, FIELD_TYPE, fieldEquals, fieldText, LineHead, scanLine, VALUE_ARRAY, VALUE_MISSING, VALUE_NULL, VALUE_OBJECT, VALUE_OTHER, VALUE_STRING } from "../../src/core/session/json-scan";
+import { scannedTextless } from "../../src/core/session/textless-scan";
+import { isTextlessTurn } from "../../src/core/tree/search-text";
 import { summarizeEntry } from "../../src/core/session/summarize";
 import { lightMessageEntry } from "../../src/core/session/summary-scan";
 import { createRng, generateReferenceSession } from "../support/random-session";
@@ -58,6 +60,14 @@ function check(line: string, pad = 0): boolean {
   if (head.messageKind === VALUE_OBJECT) {
     assert.equal(head.roleKind, kindOf(message!.role, "role" in message!), `role kind in ${line}`);
     if (head.roleKind === VALUE_STRING) assert.equal(fieldText(buf, head, FIELD_ROLE), message!.role);
+    const content = message!.content;
+    assert.equal(head.contentKind, Array.isArray(content) && "content" in message! ? VALUE_ARRAY : kindOf(content, "content" in message!), `content kind in ${line}`);
+    assert.equal(head.stopReasonKind, kindOf(message!.stopReason, "stopReason" in message!), `stopReason kind in ${line}`);
+    if (head.roleKind === VALUE_STRING && message!.role === "assistant") {
+      // The loader takes an assistant turn's "no text" mark from the bytes when they are plain enough.
+      const textless = scannedTextless(buf, head);
+      if (textless !== undefined) assert.equal(textless, isTextlessTurn(message), `textless in ${line}`);
+    }
   }
   return true;
 }

@@ -5,6 +5,7 @@ import { migrateEntryToV3 } from "./migrate";
 import { summarizeEntry } from "./summarize";
 import { lightMessageEntry } from "./summary-scan";
 import { IdIndex } from "./id-index";
+import { isTextlessTurn } from "../tree/search-text";
 import { CHECKOUT_CUSTOM_TYPE, type SessionEntry } from "./types";
 
 /** Parsed lines shorter than this stay in memory; longer ones are read again from the file when needed. */
@@ -15,6 +16,8 @@ const BODY_CACHE_BYTES = 32 * 1024 * 1024;
 const SUMMARY_CACHE_ENTRIES = 200_000;
 
 const FLAG_CHECKOUT = 1;
+/** An assistant turn without visible text (see isTextlessTurn): the tree's filters hide it. */
+const FLAG_TEXTLESS = 2;
 
 /** Where an entry's line sits in the session file. */
 export interface LineSpan {
@@ -119,8 +122,10 @@ export class EntryStore {
    * the file. `parentId` undefined means the entry added just before is its parent. Returns the
    * entry's position, or a problem (a duplicate id) after adding it.
    */
-  addSkeleton(id: string, parentId: string | null | undefined, role: string | undefined, timestamp: string, line: number, offset: number, length: number): number | LineProblem {
-    return this.register(this.push(id, parentId, "message", role, timestamp, line, offset, length), id, line);
+  addSkeleton(id: string, parentId: string | null | undefined, role: string | undefined, timestamp: string, line: number, offset: number, length: number, textless = false): number | LineProblem {
+    const i = this.push(id, parentId, "message", role, timestamp, line, offset, length);
+    if (textless) this.flags[i] = FLAG_TEXTLESS;
+    return this.register(i, id, line);
   }
 
   /**
@@ -144,6 +149,7 @@ export class EntryStore {
     // The few entries that are not messages keep the summary made now; held entries make theirs when asked.
     else if (type !== "message") this.keptSummaries.set(i, summarizeEntry(value, line));
     if (type === "custom" && value.customType === CHECKOUT_CUSTOM_TYPE) this.flags[i] = FLAG_CHECKOUT;
+    else if (role === "assistant" && isTextlessTurn(message)) this.flags[i] = FLAG_TEXTLESS;
     this.indexMetadata(type, value);
     return this.register(i, id, line);
   }
@@ -274,6 +280,10 @@ export class EntryStore {
   isCheckoutMarker(i: number): boolean {
     return (this.flags[i]! & FLAG_CHECKOUT) !== 0;
   }
+  /** An assistant turn without visible text (known from the skeleton: no body is read). */
+  isTextless(i: number): boolean {
+    return (this.flags[i]! & FLAG_TEXTLESS) !== 0;
+  }
   /** Whether any entry is an assistant message (cheap). */
   hasAssistant(): boolean {
     return this.assistants > 0;
@@ -390,7 +400,8 @@ export class EntryStore {
       while (last < onDisk.length) {
         const j = onDisk[last]!;
         const e = this.offsets[j]! + this.lengths[j]!;
-        if (e - start > READ_BLOCK_BYTES) break;
+        // A block ends at its size, or where the next wanted line is far away (gaps are read too).
+        if (e - start > READ_BLOCK_BYTES || this.offsets[j]! - end > READ_GAP_BYTES) break;
         end = Math.max(end, e);
         last++;
       }
@@ -600,3 +611,5 @@ export interface StoreColumns {
 
 /** How many bytes bulk reads take at once. */
 const READ_BLOCK_BYTES = 4 * 1024 * 1024;
+/** Bytes between two wanted lines that one block still reads through (beyond, it is two reads). */
+const READ_GAP_BYTES = 64 * 1024;

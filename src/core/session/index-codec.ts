@@ -4,7 +4,7 @@ import type { LineProblem } from "./errors";
 import type { SessionHeader } from "./types";
 
 /** Bump when the layout or the meaning of an index changes: older indexes are then rebuilt. */
-export const INDEX_FORMAT = 1;
+export const INDEX_FORMAT = 2;
 const MAGIC = Buffer.from("ARBORIX1", "latin1");
 const HASH_BYTES = 20;
 

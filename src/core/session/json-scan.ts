@@ -1,8 +1,8 @@
 /**
  * A byte-level reader for one line of a session file: it checks that the line is strict JSON
  * (the grammar `JSON.parse` accepts) without building anything, and notes where the few fields
- * the tree needs sit in the bytes: the top-level `type`, `id`, `parentId`, `timestamp` and the
- * `role` of a `message` object. Opening a session with it costs a walk over the bytes instead of
+ * the tree needs sit in the bytes: the top-level `type`, `id`, `parentId`, `timestamp`, and the
+ * `role`, `content` and `stopReason` of a `message` object. Opening a session with it costs a walk over the bytes instead of
  * a full parse: message bodies are never decoded until someone asks for them.
  *
  * It never guesses. Whenever a line is not plainly readable (a control byte, an escaped key, a
@@ -23,6 +23,9 @@ const W_PARENT = 3;
 const W_TIME = 4;
 const W_MESSAGE = 5;
 const W_ROLE = 6;
+const W_CONTENT = 7;
+const W_STOP = 8;
+const WATCHED = 9;
 
 /** How a watched value was written. */
 export const VALUE_MISSING = 0;
@@ -30,16 +33,18 @@ export const VALUE_STRING = 1;
 export const VALUE_NULL = 2;
 export const VALUE_OBJECT = 3;
 export const VALUE_OTHER = 4;
+/** An array (only noted for `content`, with where it starts). */
+export const VALUE_ARRAY = 5;
 
 /**
  * Where the watched values of one line are: byte ranges of string contents (between the quotes)
  * and whether they hold escapes. One instance is reused for every line (no allocation per line).
  */
 export class LineHead {
-  kind = new Uint8Array(7);
-  start = new Int32Array(7);
-  end = new Int32Array(7);
-  escaped = new Uint8Array(7);
+  kind = new Uint8Array(WATCHED);
+  start = new Int32Array(WATCHED);
+  end = new Int32Array(WATCHED);
+  escaped = new Uint8Array(WATCHED);
 
   reset(): void {
     this.kind.fill(0);
@@ -64,6 +69,13 @@ export class LineHead {
   get roleKind(): number {
     return this.kind[W_ROLE]!;
   }
+  /** The message's `content`: a string, an array (start = its `[`), other, or missing. */
+  get contentKind(): number {
+    return this.kind[W_CONTENT]!;
+  }
+  get stopReasonKind(): number {
+    return this.kind[W_STOP]!;
+  }
 }
 
 export const FIELD_TYPE = W_TYPE;
@@ -71,6 +83,8 @@ export const FIELD_ID = W_ID;
 export const FIELD_PARENT = W_PARENT;
 export const FIELD_TIMESTAMP = W_TIME;
 export const FIELD_ROLE = W_ROLE;
+export const FIELD_CONTENT = W_CONTENT;
+export const FIELD_STOP_REASON = W_STOP;
 
 /** The text of a watched string value (decoded exactly as JSON.parse would). */
 export function fieldText(buf: Buffer, head: LineHead, field: number): string {
@@ -152,8 +166,18 @@ function topLevelKey(b: Buffer, s: number, e: number): number {
   }
 }
 
-function isRoleKey(b: Buffer, s: number, e: number): boolean {
-  return e - s === 4 && b[s] === 0x72 && b[s + 1] === 0x6f && b[s + 2] === 0x6c && b[s + 3] === 0x65;
+/** Which watched key the bytes [s, e) name inside the `message` object (0 for none). */
+function messageKey(b: Buffer, s: number, e: number): number {
+  switch (e - s) {
+    case 4:
+      return b[s] === 0x72 && b[s + 1] === 0x6f && b[s + 2] === 0x6c && b[s + 3] === 0x65 ? W_ROLE : W_NONE; // role
+    case 7:
+      return bytesAre(b, s, "content") ? W_CONTENT : W_NONE;
+    case 10:
+      return bytesAre(b, s, "stopReason") ? W_STOP : W_NONE;
+    default:
+      return W_NONE;
+  }
 }
 
 /**
@@ -265,7 +289,10 @@ export function scanLine(buf: Buffer, words: Int32Array | undefined, start: numb
         if (sp === stack.length) stack = growStack(stack);
         stack[sp++] = 2;
         if (watch !== W_NONE) {
-          kind[watch] = VALUE_OTHER;
+          if (watch === W_CONTENT) {
+            kind[W_CONTENT] = VALUE_ARRAY;
+            head.start[W_CONTENT] = p;
+          } else kind[watch] = VALUE_OTHER;
           watch = W_NONE;
         }
         p++;
@@ -376,7 +403,7 @@ export function scanLine(buf: Buffer, words: Int32Array | undefined, start: numb
         if (q > e) return false;
       }
     } else if (watchedLevel) {
-      const w = sp === 1 ? topLevelKey(b, s, q) : isRoleKey(b, s, q) ? W_ROLE : W_NONE;
+      const w = sp === 1 ? topLevelKey(b, s, q) : messageKey(b, s, q);
       if (w !== W_NONE) {
         // A watched key given twice: JSON.parse keeps the last one; let it decide.
         if (kind[w] !== VALUE_MISSING) return false;

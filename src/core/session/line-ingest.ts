@@ -1,6 +1,7 @@
 import type { EntryStore } from "./entry-store";
 import type { LineProblem } from "./errors";
 import { FIELD_ID, FIELD_PARENT, FIELD_ROLE, FIELD_TIMESTAMP, FIELD_TYPE, fieldEquals, fieldText, LineHead, scanLine, VALUE_NULL, VALUE_OBJECT, VALUE_STRING } from "./json-scan";
+import { scannedTextless } from "./textless-scan";
 import { isBlank, isProblem, parseLineText, type RawLine } from "./line-parser";
 import { CURRENT_SESSION_VERSION, type SessionHeader } from "./types";
 
@@ -78,6 +79,13 @@ export class LineIngest {
       role ??= fieldText(buf, head, FIELD_ROLE);
       if (role === "hookMessage" && this.store.migrateOnParse) role = "custom";
     }
+    // Pi's tree hides an assistant turn without text: the filters need to know it for every entry.
+    let textless = false;
+    if (role === "assistant") {
+      const scanned = scannedTextless(buf, head);
+      if (scanned === undefined) return false;
+      textless = scanned;
+    }
     // Most entries continue the one before: their parent is matched in the bytes, without a string.
     let parentId: string | null | undefined = null;
     if (head.parentKind === VALUE_STRING) {
@@ -86,7 +94,7 @@ export class LineIngest {
     }
     const id = fieldText(buf, head, FIELD_ID);
     const timestamp = head.timestampKind === VALUE_STRING ? fieldText(buf, head, FIELD_TIMESTAMP) : "";
-    const result = this.store.addSkeleton(id, parentId, role, timestamp, lineNo, offset, length);
+    const result = this.store.addSkeleton(id, parentId, role, timestamp, lineNo, offset, length, textless);
     if (typeof result !== "number") this.problems.push(result);
     return true;
   }

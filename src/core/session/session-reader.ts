@@ -3,6 +3,7 @@ import type { EntrySummary } from "../tree/types";
 import { EntryStore } from "./entry-store";
 import type { LineProblem } from "./errors";
 import { buildEntryTree, buildSummaryTree, type SessionTreeNode, type SummaryTreeNode } from "./session-tree";
+import { StoreTreeSource } from "./store-tree-source";
 import { SessionTreeIndex } from "./tree-index";
 import type { ModelRef, SessionContext, SessionEntry, SessionHeader } from "./types";
 
@@ -80,6 +81,20 @@ export abstract class SessionReader {
    */
   getSummaries(): EntrySummary[] {
     return this.store.summariesAt(Array.from({ length: this.store.size }, (_, i) => i));
+  }
+  /**
+   * The tree's view of this session as it is now: every entry's skeleton, and summaries made
+   * from bodies only for what is drawn or searched. Entries whose write failed are marked unsaved.
+   */
+  getTreeSource(unsaved: ReadonlySet<string> = new Set()): StoreTreeSource {
+    return new StoreTreeSource(this.store, unsaved);
+  }
+  /** Ids of the entries of one type (and role, for messages), in file order, from the skeleton alone. */
+  *idsOfKind(type: string, role?: string): Generator<string> {
+    const store = this.store;
+    for (let i = 0; i < store.size; i++) {
+      if (store.typeAt(i) === type && (role === undefined || store.roleAt(i) === role)) yield store.idAt(i);
+    }
   }
   /** Every entry in file order (parses all of them: the slow path on huge files). */
   getEntries(): SessionEntry[] {

@@ -29,11 +29,10 @@ export function firstUserMessage(sm: SessionReader): string | undefined {
   const known = firstUserIds.get(sm);
   if (known !== undefined && sm.hasEntry(known)) return textOfEntry(sm, known);
   // Like the listing, a user message without text (an image only) does not count.
-  for (const summary of sm.getSummaries()) {
-    if (summary.type !== "message" || summary.role !== "user") continue;
-    const text = textOfEntry(sm, summary.id);
+  for (const id of sm.idsOfKind("message", "user")) {
+    const text = textOfEntry(sm, id);
     if (text) {
-      firstUserIds.set(sm, summary.id);
+      firstUserIds.set(sm, id);
       return text;
     }
   }

@@ -25,15 +25,6 @@ export function isFilterMode(value: unknown): value is FilterMode {
 /** Bookkeeping entries that never reach the model: hidden by "default" and "no-tools". */
 const SETTINGS_TYPES: ReadonlySet<string> = new Set(["label", "custom", "model_change", "thinking_level_change", "session_info"]);
 
-export function isSettingsEntry(entry: EntrySummary): boolean {
-  return SETTINGS_TYPES.has(entry.type);
-}
-
-/** A tool result message: what "no-tools" hides besides the bookkeeping entries. */
-export function isToolResult(entry: EntrySummary): boolean {
-  return entry.type === "message" && entry.role === "toolResult";
-}
-
 /** Whether a filter's rules look at labels (a label change then changes what is shown). */
 export function filterUsesLabels(mode: FilterMode): boolean {
   return mode === "labeled-only";
@@ -47,7 +38,12 @@ export function filterUsesLabels(mode: FilterMode): boolean {
  * count as content, so entries from a newer Pi are never silently invisible.
  */
 export function passesFilter(entry: EntrySummary, mode: FilterMode, hasLabel: boolean, isLeaf = false): boolean {
-  if (entry.textless === true && !isLeaf && mode !== "everything") return false;
+  return passesFilterFacts(entry.type, entry.role, entry.textless === true, mode, hasLabel, isLeaf);
+}
+
+/** `passesFilter` from the few facts it reads (what the tree knows of every entry without its body). */
+export function passesFilterFacts(type: string, role: string | undefined, textless: boolean, mode: FilterMode, hasLabel: boolean, isLeaf: boolean): boolean {
+  if (textless && !isLeaf && mode !== "everything") return false;
   switch (mode) {
     case "all":
     case "everything":
@@ -55,10 +51,10 @@ export function passesFilter(entry: EntrySummary, mode: FilterMode, hasLabel: bo
     case "labeled-only":
       return hasLabel;
     case "user-only":
-      return entry.type === "message" && entry.role === "user";
+      return type === "message" && role === "user";
     case "no-tools":
-      return !isSettingsEntry(entry) && !isToolResult(entry);
+      return !SETTINGS_TYPES.has(type) && !(type === "message" && role === "toolResult");
     case "default":
-      return !isSettingsEntry(entry);
+      return !SETTINGS_TYPES.has(type);
   }
 }

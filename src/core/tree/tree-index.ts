@@ -12,17 +12,24 @@ const FLAG_MARKER = 4;
 export type IndexAppendResult = { ok: true; added: number[] } | { ok: false; reason: string };
 
 /**
- * Where the index reads a session's entries, by position in file order. The skeleton fields are
- * read for every entry; `summaryAt` (previews, for rows, filters and search) may be made on
- * demand, so a source can keep bodies on disk.
+ * Where the index reads a session's entries, by position in file order. The skeleton fields
+ * (identity, type, role, and whether an assistant turn has no text: all the filters look at) are
+ * read for every entry; `summaryAt` (previews, for drawn rows and search) may be made on demand,
+ * so a source can keep bodies on disk.
  */
 export interface TreeSource {
   readonly size: number;
   idAt(i: number): string;
   parentIdAt(i: number): string | null;
   timestampAt(i: number): string;
+  typeAt(i: number): string;
+  roleAt(i: number): string | undefined;
+  /** An assistant turn without visible text (EntrySummary.textless). */
+  isTextless(i: number): boolean;
   isCheckoutMarker(i: number): boolean;
   summaryAt(i: number): EntrySummary;
+  /** Summaries of many entries at once (a source that reads bodies from disk reads them in sequential blocks). */
+  summariesAt(positions: readonly number[]): EntrySummary[];
   /** Entries appended to the session (file order). */
   push(entries: readonly EntrySummary[]): void;
 }
@@ -42,11 +49,23 @@ export class SummaryListSource implements TreeSource {
   timestampAt(i: number): string {
     return this.entries[i].timestamp;
   }
+  typeAt(i: number): string {
+    return this.entries[i].type;
+  }
+  roleAt(i: number): string | undefined {
+    return this.entries[i].role;
+  }
+  isTextless(i: number): boolean {
+    return this.entries[i].textless === true;
+  }
   isCheckoutMarker(i: number): boolean {
     return this.entries[i].checkoutMarker === true;
   }
   summaryAt(i: number): EntrySummary {
     return this.entries[i];
+  }
+  summariesAt(positions: readonly number[]): EntrySummary[] {
+    return positions.map((i) => this.entries[i]);
   }
   push(entries: readonly EntrySummary[]): void {
     for (const e of entries) this.entries.push(e);
@@ -107,9 +126,23 @@ export class TreeIndex {
   summary(i: number): EntrySummary {
     return this.source.summaryAt(i);
   }
+  /** Summaries of many entries at once (read in sequential blocks when bodies are on disk). */
+  summaries(positions: readonly number[]): EntrySummary[] {
+    return this.source.summariesAt(positions);
+  }
   /** The id of the entry at a position. */
   idAt(i: number): string {
     return this.source.idAt(i);
+  }
+  typeAt(i: number): string {
+    return this.source.typeAt(i);
+  }
+  roleAt(i: number): string | undefined {
+    return this.source.roleAt(i);
+  }
+  /** An assistant turn without visible text: hidden by Pi's filters unless it is the leaf. */
+  isTextless(i: number): boolean {
+    return this.source.isTextless(i);
   }
   isNode(i: number): boolean {
     return (this.flags[i] & FLAG_NODE) !== 0;

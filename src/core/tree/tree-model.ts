@@ -1,6 +1,6 @@
-import { passesFilter, type FilterMode } from "./filters";
+import { passesFilterFacts, type FilterMode } from "./filters";
 import { matchesSearch, parseSearchQuery, searchableText } from "./search";
-import { NONE, TreeIndex } from "./tree-index";
+import { NONE, TreeIndex, type TreeSource } from "./tree-index";
 import { TreeRows } from "./tree-rows";
 import type { EntrySummary } from "./types";
 
@@ -14,8 +14,11 @@ export interface LabelChange {
 export interface SessionData {
   sessionId: string;
   name: string | null;
-  /** In file order. The model keeps this array and appends to it. */
-  entries: EntrySummary[];
+  /**
+   * In file order: summaries (the model keeps this array and appends to it), or a source that
+   * makes them on demand (a session's store: only drawn rows and searches read bodies).
+   */
+  entries: EntrySummary[] | TreeSource;
   /** The resolved label map (last label entry per target wins). */
   labels: readonly { targetId: string; label: string }[];
   leafId: string | null;
@@ -42,6 +45,9 @@ export interface CompactionSpanInfo {
   /** How many path entries the summary stands in for. */
   replacedCount: number;
 }
+
+/** Summaries a search reads at once (bounded memory on a session of any size). */
+const SEARCH_SLICE = 20_000;
 
 /** Most entries one selection holds: two, so that two branches can be compared. */
 export const MAX_SELECTED = 2;
@@ -317,16 +323,45 @@ export class TreeModel {
     const tokens = this.tokens;
     const folded = this.foldedIds;
     const everything = filter === "everything" && tokens.length === 0;
+    if (tokens.length > 0) this.fillSearchTexts();
     const shows = (i: number): boolean => {
       if (everything) return true;
-      const e = index.summary(i);
-      if (!passesFilter(e, filter, labels.has(e.id), i === this.shownLeaf)) return false;
+      if (!this.passes(i, filter)) return false;
       if (tokens.length === 0) return true;
+      // Entries appended since the layout are read one by one.
       let text = this.searchTexts[i];
-      if (text === undefined) text = this.searchTexts[i] = searchableText(e);
-      return matchesSearch(text, labels.get(e.id), tokens);
+      if (text === undefined) text = this.searchTexts[i] = searchableText(index.summary(i));
+      return matchesSearch(text, labels.get(index.idAt(i)), tokens);
     };
     return new TreeRows(index, shows, folded.size === 0 ? () => false : (i) => folded.has(index.idAt(i)));
+  }
+
+  /** Whether the filter shows the entry at `i`, from its skeleton (no body is read). */
+  private passes(i: number, filter: FilterMode): boolean {
+    const index = this.indexValue;
+    const hasLabel = filter === "labeled-only" && this.labelMap.has(index.idAt(i));
+    return passesFilterFacts(index.typeAt(i), index.roleAt(i), index.isTextless(i), filter, hasLabel, i === this.shownLeaf);
+  }
+
+  /**
+   * The search text of every entry not known yet (a search reads every body once; the texts are
+   * kept until the entries are rebuilt). Summaries are asked for in slices, read in file order.
+   */
+  private fillSearchTexts(): void {
+    const index = this.indexValue;
+    const texts = this.searchTexts;
+    const missing: number[] = [];
+    const flush = (): void => {
+      const summaries = index.summaries(missing);
+      for (let k = 0; k < missing.length; k++) texts[missing[k]!] = searchableText(summaries[k]!);
+      missing.length = 0;
+    };
+    for (let i = 0; i < index.size; i++) {
+      if (texts[i] !== undefined) continue;
+      missing.push(i);
+      if (missing.length === SEARCH_SLICE) flush();
+    }
+    if (missing.length > 0) flush();
   }
 
   private afterBuild(leafId: string | null): void {
@@ -396,11 +431,11 @@ export class TreeModel {
 
   /** Whether being the leaf decides if the filter shows the entry at `i` (an assistant turn without text). */
   private visibilityFollowsLeaf(i: number): boolean {
-    if (i === NONE || !this.indexValue.isNode(i)) return false;
-    const e = this.indexValue.summary(i);
-    if (e.textless !== true) return false;
-    const hasLabel = this.labelMap.has(e.id);
-    return passesFilter(e, this.filterValue, hasLabel, true) !== passesFilter(e, this.filterValue, hasLabel, false);
+    const index = this.indexValue;
+    if (i === NONE || !index.isNode(i) || !index.isTextless(i)) return false;
+    const hasLabel = this.labelMap.has(index.idAt(i));
+    const facts = [index.typeAt(i), index.roleAt(i), true] as const;
+    return passesFilterFacts(...facts, this.filterValue, hasLabel, true) !== passesFilterFacts(...facts, this.filterValue, hasLabel, false);
   }
 
   /**
@@ -425,7 +460,7 @@ export class TreeModel {
     const index = this.indexValue;
     const focus = this.focusId;
     const i = focus === null ? undefined : index.positionOf(focus);
-    const isCompaction = i !== undefined && index.isNode(i) && index.summary(i).type === "compaction";
+    const isCompaction = i !== undefined && index.isNode(i) && index.typeAt(i) === "compaction";
     if (this.span && (!isCompaction || this.span.compaction !== i)) {
       const anchor = this.span.kept !== NONE ? this.span.kept : this.span.compaction;
       for (let n = index.parent(anchor); n !== NONE; n = index.parent(n)) this.spanMark[n] = 0;

@@ -11,7 +11,10 @@
  * process; all three are wall-clock times (performance.timeOrigin + now) on one machine.
  *
  *   npm run bench:vscode                                    (packages, compiles, runs both sizes)
- *   node out/test/bench/vscode-bench.js [--sizes 100000,1000000] [--reopens 3] [--checkouts 5]
+ *   node out/test/bench/vscode-bench.js [--sizes 100000,1000000] [--reopens 3] [--checkouts 5] [--profile]
+ *
+ * `--profile` records the extension host's CPU during the first open, the first checkout and the
+ * last reopen into bench-results/vscode-<size>-<step>.cpuprofile and prints the heaviest functions.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -24,6 +27,7 @@ import { createScratchFolder, openWorkbench, type WorkbenchSession } from "../e2
 import { conversationTree, sessionRow } from "../e2e/harness/arbor-views";
 import { chainedSession, sessionForWorkspace } from "./chained-session";
 import { benchTmpDir, ensureSession } from "./generate";
+import { HostProfiler } from "./host-profiler";
 
 const TIMEOUT_MS = Number(process.env.ARBOR_BENCH_TIMEOUT_MS ?? 15 * 60_000);
 /** Progress on stderr, so a bench that waits long says for what. */
@@ -141,7 +145,19 @@ async function clickToRows(session: WorkbenchSession, frame: Frame, rowText: str
   return painted - click;
 }
 
-async function checkouts(session: WorkbenchSession, frame: Frame, file: string, count: number): Promise<number[]> {
+/** Runs `measure` with the extension host's CPU recorded (when profiling), and prints where it went. */
+async function profiled<T>(profiler: HostProfiler | undefined, name: string, measure: () => Promise<T>): Promise<T> {
+  if (!profiler) return measure();
+  await profiler.start();
+  const result = await measure();
+  const file = path.join(process.cwd(), "bench-results", `vscode-${name}.cpuprofile`);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const top = await profiler.stop(file);
+  console.log(`  extension host CPU during ${name} (${path.relative(process.cwd(), file)}), self time:\n${top.map((l) => `    ${l}`).join("\n")}`);
+  return result;
+}
+
+async function checkouts(session: WorkbenchSession, frame: Frame, file: string, count: number, profiler?: HostProfiler, name = ""): Promise<number[]> {
   const tree = conversationTree(session.workbench);
   const times: number[] = [];
   for (let k = 0; k < count; k++) {
@@ -158,8 +174,10 @@ async function checkouts(session: WorkbenchSession, frame: Frame, file: string, 
     const sizeBefore = fs.statSync(file).size;
     const clicksBefore = (await frame.evaluate("window.__bench.clicks.length")) as number;
     const written = waitForCheckoutLine(file, sizeBefore, id);
-    await tree.locator(`.row:not([hidden])[data-vscode-context*='"entryId":"${id}"'] .text`).click({ timeout: TIMEOUT_MS });
-    const at = await written;
+    const at = await profiled(k === 0 ? profiler : undefined, `${name}-checkout`, async () => {
+      await tree.locator(`.row:not([hidden])[data-vscode-context*='"entryId":"${id}"'] .text`).click({ timeout: TIMEOUT_MS });
+      return written;
+    });
     const click = (await frame.evaluate(`window.__bench.clicks[${clicksBefore}]`)) as number;
     times.push(at - click);
     // Let the view settle (the leaf's row repainted) before the next pick.
@@ -168,7 +186,7 @@ async function checkouts(session: WorkbenchSession, frame: Frame, file: string, 
   return times;
 }
 
-async function benchSize(sized: Sized, workspace: string, reopens: number, checkoutCount: number): Promise<Record<string, unknown>> {
+async function benchSize(sized: Sized, workspace: string, reopens: number, checkoutCount: number, profile: boolean): Promise<Record<string, unknown>> {
   const scratch = createScratchFolder("bench-vscode");
   const agentDir = path.join(scratch.path, "agent");
   const samples = await createSampleSessions({ agentDir, cwd: workspace });
@@ -179,7 +197,10 @@ async function benchSize(sized: Sized, workspace: string, reopens: number, check
   const info = (await SessionManager.list(workspace, { sessionDir })).find((s) => s.path === target)!;
   const title = (info.name ?? info.firstMessage).replace(/\s+/g, " ").trim().slice(0, 40);
   const session = await openWorkbench({ folder: workspace, env: { PI_CODING_AGENT_DIR: agentDir }, viewport: { width: 1400, height: 1000 } });
+  let profiler: HostProfiler | undefined;
   try {
+    if (profile) profiler = await HostProfiler.attach(`PI_CODING_AGENT_DIR=${agentDir}`);
+    const name = String(sized.entries);
     await session.page.evaluate(`window.__benchClicks = []; document.addEventListener("pointerdown", (e) => window.__benchClicks.push(performance.timeOrigin + e.timeStamp), true)`);
     await session.workbench.openViewContainer("Arbor");
     step(`open "${samples.mainName}"`);
@@ -195,14 +216,14 @@ async function benchSize(sized: Sized, workspace: string, reopens: number, check
     }
     const small = () => clickToRows(session, frame, samples.mainName);
     step(`click "${title}"`);
-    const first = await clickToRows(session, frame, title);
+    const first = await profiled(profiler, `${name}-open`, () => clickToRows(session, frame, title));
     step(`rows after ${Math.round(first)} ms; checkouts`);
-    const checkoutMs = await checkouts(session, frame, target, checkoutCount);
+    const checkoutMs = await checkouts(session, frame, target, checkoutCount, profiler, name);
     step("reopens");
     const again: number[] = [];
     for (let k = 0; k < reopens; k++) {
       await small();
-      again.push(await clickToRows(session, frame, title));
+      again.push(await profiled(k === reopens - 1 ? profiler : undefined, `${name}-reopen`, () => clickToRows(session, frame, title)));
     }
     return {
       entries: sized.entries,
@@ -220,6 +241,7 @@ async function benchSize(sized: Sized, workspace: string, reopens: number, check
     step(`failed; screenshot in ${path.relative(process.cwd(), shot)}`);
     throw error;
   } finally {
+    profiler?.close();
     await session.close();
     scratch.dispose();
   }
@@ -229,6 +251,7 @@ async function main(): Promise<void> {
   const sizes = argValue("--sizes", "100000,1000000").split(",").map(Number);
   const reopens = Number(argValue("--reopens", "3"));
   const checkoutCount = Number(argValue("--checkouts", "5"));
+  const profile = process.argv.includes("--profile");
   const workspace = path.join(benchTmpDir(), "vscode", "workspace");
   fs.mkdirSync(workspace, { recursive: true });
   const machine = { cpus: os.cpus().length, loadAverage1m: Math.round(os.loadavg()[0] * 100) / 100 };
@@ -238,7 +261,7 @@ async function main(): Promise<void> {
     const started = Date.now();
     const sized = await prepare(size, workspace);
     console.log(`  ${size.toLocaleString("en-US")} entries: ${path.relative(process.cwd(), sized.file)} (${Math.round(sized.bytes / 1e6)} MB, ready in ${Math.round((Date.now() - started) / 1000)} s)`);
-    const r = await benchSize(sized, workspace, reopens, checkoutCount);
+    const r = await benchSize(sized, workspace, reopens, checkoutCount, profile);
     results.push({ ...r, loadAverage1m: Math.round(os.loadavg()[0] * 100) / 100 });
     console.log(`  ${JSON.stringify(r)}`);
   }

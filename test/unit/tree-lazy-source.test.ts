@@ -5,7 +5,7 @@
  * a session must read the bodies of the rows sent, not the whole file.
  */
 import * as assert from "node:assert/strict";
-import { statSync } from "node:fs";
+import { statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BodyReader } from "../../src/core/session/body-reader";
 import { SessionManager } from "../../src/core/session/session-manager";
@@ -24,7 +24,7 @@ function drawn(model: TreeModel): string[] {
   const out: string[] = [];
   for (let r = 0; r < model.rows.count; r++) {
     const i = model.rows.nodeAt(r);
-    out.push(`${model.idAt(r)} ${model.rows.level(i)} ${model.index.summary(i).preview}`);
+    out.push(`${model.idAt(r)} ${model.rows.level(i)}${model.index.isOrphan(i) ? " orphan" : ""} ${model.index.summary(i).preview}`);
   }
   return out;
 }
@@ -96,6 +96,45 @@ describe("Conversation Tree over a session's store (bodies read on demand)", () 
         lazy.setQuery("question");
         full.setQuery("question");
         assert.deepEqual(drawn(lazy), drawn(full), `${file}: a search after appends`);
+      } finally {
+        await sm.close();
+      }
+    }
+  });
+
+  it("draws odd structures the same way: repeated ids, missing and later parents, self-parents, cycles, checkout markers", async () => {
+    const t = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
+    const msg = (id: string, parentId: string | null, n: number, role = "user", text = `text ${id}`) =>
+      JSON.stringify({ type: "message", id, parentId, timestamp: t(n), message: role === "user" ? { role, content: text, timestamp: n } : { role, content: [{ type: "text", text }], stopReason: "stop", timestamp: n } });
+    const shapes: string[][] = [
+      // a parent that comes later in the file, an orphan, a self-parent
+      [msg("aaaa0001", "aaaa0003", 1), msg("aaaa0002", "ffff9999", 2), msg("aaaa0003", null, 3), msg("aaaa0004", "aaaa0004", 4), msg("aaaa0005", "aaaa0003", 5, "assistant")],
+      // a cycle, and entries hanging from it
+      [msg("bbbb0001", null, 1), msg("bbbb0002", "bbbb0003", 2), msg("bbbb0003", "bbbb0002", 3), msg("bbbb0004", "bbbb0003", 4), msg("bbbb0005", "bbbb0001", 5)],
+      // a repeated id (the last wins), children of both
+      [msg("cccc0001", null, 1), msg("cccc0002", "cccc0001", 2), msg("cccc0003", "cccc0002", 3), msg("cccc0002", "cccc0001", 4, "assistant"), msg("cccc0004", "cccc0002", 5)],
+      // checkout markers (spliced out: children hang from the marker's parent), one at root position, one orphaned
+      [msg("dddd0001", null, 1), JSON.stringify({ type: "custom", customType: "arbor.checkout", id: "dddd0002", parentId: "dddd0001", timestamp: t(2) }), msg("dddd0003", "dddd0002", 3),
+        JSON.stringify({ type: "custom", customType: "arbor.checkout", id: "dddd0004", parentId: null, timestamp: t(4) }), msg("dddd0005", "dddd0004", 5),
+        JSON.stringify({ type: "custom", customType: "arbor.checkout", id: "dddd0006", parentId: "eeee0000", timestamp: t(6) }), msg("dddd0007", "dddd0006", 7)],
+      // ids that are not 8 hex digits, siblings out of time order
+      [msg("root", null, 1), msg("b-late", "root", 9), msg("a-early", "root", 2), msg("c", "a-early", 3)],
+    ];
+    for (const [k, shape] of shapes.entries()) {
+      const file = join(tmp.dir, `shape-${k}.jsonl`);
+      const header = JSON.stringify({ type: "session", version: 3, id: `s${k}`, timestamp: t(0), cwd: "/w" });
+      // Long texts, so that bodies stay on disk and are read on demand.
+      writeFileSync(file, `${[header, ...shape.map((l) => l.replace(/text (\w+)/, (m) => `${m} ${"x".repeat(600)}`))].join("\n")}\n`);
+      const sm = await SessionManager.open(file, { index: false, readOnly: true });
+      try {
+        for (const filter of FILTER_MODES) {
+          const lazy = TreeModel.create(filter);
+          const full = TreeModel.create(filter);
+          lazy.load(sessionDataOf(sm));
+          full.load({ ...sessionDataOf(sm), entries: sm.getSummaries() });
+          assert.deepEqual(drawn(lazy), drawn(full), `shape ${k}, filter ${filter}`);
+          if (filter === "all") assert.ok(drawn(full).length >= shape.length - 3, `shape ${k} draws its entries`);
+        }
       } finally {
         await sm.close();
       }

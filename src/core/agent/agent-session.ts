@@ -254,7 +254,7 @@ export class AgentSession implements Disposable {
   getContextUsage(): ContextUsage | undefined {
     const model = this.selection.model;
     if (!model) return undefined;
-    return measureContextUsage(this.sessionManager.getBranch(), this.sessionManager.buildSessionContext().messages, model.contextWindow);
+    return measureContextUsage(this.sessionManager.getBranchFromLatestCompaction(), this.sessionManager.buildSessionContext().messages, model.contextWindow);
   }
 
   /**

@@ -66,7 +66,10 @@ export interface ContextUsage {
   percent: number | null;
 }
 
-/** The context use of a path against a window. */
+/**
+ * The context use of a path against a window. `path` may start at the path's latest compaction
+ * (entries before it are never looked at).
+ */
 export function measureContextUsage(path: readonly SessionEntry[], contextMessages: readonly AgentMessage[], contextWindow: number): ContextUsage | undefined {
   if (contextWindow <= 0) return undefined;
   const compaction = latestCompaction(path);

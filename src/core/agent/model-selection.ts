@@ -80,7 +80,7 @@ export class ModelSelection {
     private readonly defaults: { model?: ModelInfo | (() => ModelInfo | undefined); thinkingLevel?: ThinkingLevel },
   ) {
     const context = sessionManager.buildSessionContext();
-    const hasLevel = sessionManager.getBranch().some((e) => e.type === "thinking_level_change");
+    const hasLevel = sessionManager.getPathIds().some((id) => sessionManager.getEntryType(id) === "thinking_level_change");
     this.level = hasLevel && isThinkingLevel(context.thinkingLevel) ? context.thinkingLevel : (defaults.thinkingLevel ?? "off");
     const named = context.model;
     this.chosen = named && (source.isAvailable?.(named) ?? true) ? resolveModel(source, named) : undefined;

@@ -71,7 +71,7 @@ export class SessionCompactor {
     const sm = this.deps.sessionManager;
     const crossed = crossesThreshold({
       lastAssistant: last,
-      path: sm.getBranch(),
+      path: sm.getBranchFromLatestCompaction(),
       contextMessages: sm.buildSessionContext().messages,
       contextWindow: model.contextWindow,
       settings: this.deps.settings,

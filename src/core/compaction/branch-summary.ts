@@ -12,6 +12,8 @@ import { estimateTokens } from "./tokens";
 export interface BranchSummarySource {
   /** Entries from the root down to `id` (root first); [] when `id` is unknown. */
   getBranch(id: string): SessionEntry[];
+  /** Ids of those entries, when the source can give them without reading every entry. */
+  getPathIds?(id: string): string[];
   getEntry(id: string): SessionEntry | undefined;
 }
 
@@ -43,12 +45,14 @@ export function collectEntriesForBranchSummary(
 ): BranchSummaryEntries {
   if (!oldLeafId) return { entries: [], commonAncestorId: null };
 
-  const oldPath = new Set(session.getBranch(oldLeafId).map((entry) => entry.id));
-  const targetPath = session.getBranch(targetId);
+  // Only ids are compared: a long path's entries are not read for this.
+  const pathIds = (id: string): string[] => (session.getPathIds ? session.getPathIds(id) : session.getBranch(id).map((entry) => entry.id));
+  const oldPath = new Set(pathIds(oldLeafId));
+  const targetPath = pathIds(targetId);
   let commonAncestorId: string | null = null;
   for (let i = targetPath.length - 1; i >= 0; i--) {
-    if (oldPath.has(targetPath[i].id)) {
-      commonAncestorId = targetPath[i].id;
+    if (oldPath.has(targetPath[i])) {
+      commonAncestorId = targetPath[i];
       break;
     }
   }

@@ -118,17 +118,27 @@ export abstract class SessionReader {
   /** Ids from the root to `fromId` (default: the leaf). Stops at a missing parent or a cycle. */
   getPathIds(fromId?: string | null): string[] {
     const start = fromId === undefined ? this.leafId : fromId;
-    const ids: string[] = [];
-    const seen = new Set<string>();
-    let current = start ? this.store.indexOf(start) : -1;
-    while (current >= 0) {
-      const id = this.store.idAt(current);
-      if (seen.has(id)) break;
-      seen.add(id);
-      ids.push(id);
-      current = this.store.parentIndexAt(current);
-    }
-    return ids.reverse();
+    // The store keeps the last path it walked: a nearby path costs only its new part.
+    return start === null || !this.store.has(start) ? [] : this.store.pathTo(start);
+  }
+  /** The type of the entry with this id, from the skeleton (no body is read). */
+  getEntryType(id: string): string | undefined {
+    return this.store.typeOf(id);
+  }
+  /** The role of a message entry, from the skeleton (no body is read). */
+  getEntryRole(id: string): string | undefined {
+    return this.store.roleOf(id);
+  }
+  /**
+   * The entries of the path to the leaf from its latest compaction on (root first), or [] when
+   * the path holds no compaction: what the context-window checks look at, without reading the
+   * bodies of the rest of a long path.
+   */
+  getBranchFromLatestCompaction(): SessionEntry[] {
+    const ids = this.getPathIds();
+    let k = ids.length - 1;
+    while (k >= 0 && this.store.typeOf(ids[k]!) !== "compaction") k--;
+    return k < 0 ? [] : ids.slice(k).map((id) => this.store.entry(id)!);
   }
   /** The entries from the root to `fromId` (default: the leaf). */
   getBranch(fromId?: string): SessionEntry[] {

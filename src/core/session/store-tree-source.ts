@@ -1,4 +1,4 @@
-import type { TreeSource } from "../tree/tree-index";
+import type { SourceStructure, TreeSource } from "../tree/tree-index";
 import type { EntrySummary } from "../tree/types";
 import type { EntryStore } from "./entry-store";
 
@@ -71,6 +71,31 @@ export class StoreTreeSource implements TreeSource {
 
   private marked(summary: EntrySummary): EntrySummary {
     return this.unsaved.has(summary.id) ? { ...summary, unsaved: true } : summary;
+  }
+
+  /**
+   * The store's own id lookup and parent links, while every id in it names one entry (with a
+   * repeated id the tree sorts out which entry wins itself).
+   */
+  structure(): SourceStructure | undefined {
+    const store = this.store;
+    const base = this.base;
+    if (store.hasDuplicateIds()) return undefined;
+    return {
+      positionOf: (id) => {
+        const p = store.indexOf(id);
+        if (p < 0) return undefined;
+        if (p < base) return p;
+        // The store has since read an entry with this id. Only if ids repeat now can it also name an earlier one.
+        if (!store.hasDuplicateIds()) return undefined;
+        for (let i = base - 1; i >= 0; i--) if (store.idAt(i) === id) return i;
+        return undefined;
+      },
+      parentPositionAt: (i) => {
+        const p = store.parentIndexAt(i);
+        return p < base ? p : -1;
+      },
+    };
   }
 
   push(entries: readonly EntrySummary[]): void {

@@ -4,7 +4,15 @@
  * million ids this builds several times faster than a Map (no per-entry allocation, no
  * rehashing of string objects) and takes 8 bytes per id.
  */
-export class IdIndex {
+/** Id → position lookups (the last entry with an id wins). */
+export interface IdLookup {
+  get(id: string): number | undefined;
+  has(id: string): boolean;
+  /** Points `id` at `position`; returns the position it named before, or -1 for a new id. */
+  set(id: string, position: number): number;
+}
+
+export class IdIndex implements IdLookup {
   private table: Int32Array;
   private mask: number;
   private count = 0;

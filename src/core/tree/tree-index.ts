@@ -1,4 +1,4 @@
-import { IdIndex } from "./id-index";
+import { IdIndex, type IdLookup } from "./id-index";
 import type { EntrySummary } from "./types";
 
 /** "No node": the parent of a root, the end of a sibling list. */
@@ -32,6 +32,41 @@ export interface TreeSource {
   summariesAt(positions: readonly number[]): EntrySummary[];
   /** Entries appended to the session (file order). */
   push(entries: readonly EntrySummary[]): void;
+  /**
+   * When the source already knows its structure (a session's store: every id once, parents
+   * resolved when it was read), the index takes it instead of hashing every id again.
+   */
+  structure?(): SourceStructure | undefined;
+}
+
+/** What a source knows of its entries' identities and links, by position. */
+export interface SourceStructure {
+  /** The position of the entry with this id among the source's entries, or undefined. */
+  positionOf(id: string): number | undefined;
+  /** The position of the entry's parent, or -1 (a root, or a parent id that names no entry). */
+  parentPositionAt(i: number): number;
+}
+
+/** Id lookups of the index: a source's own lookup for the entries it was built from, a table for appended ones. */
+class LayeredIds implements IdLookup {
+  private readonly added: IdIndex;
+  constructor(
+    private readonly structure: SourceStructure,
+    keyOf: (position: number) => string,
+  ) {
+    this.added = new IdIndex(keyOf);
+  }
+  get(id: string): number | undefined {
+    return this.added.get(id) ?? this.structure.positionOf(id);
+  }
+  has(id: string): boolean {
+    return this.get(id) !== undefined;
+  }
+  set(id: string, position: number): number {
+    const before = this.get(id);
+    this.added.set(id, position);
+    return before ?? -1;
+  }
 }
 
 /** A source over summaries held in memory (the array is kept, not copied, and grows with appends). */
@@ -85,7 +120,9 @@ export class SummaryListSource implements TreeSource {
  */
 export class TreeIndex {
   private source: TreeSource = new SummaryListSource([]);
-  private ids = new IdIndex((i) => this.source.idAt(i));
+  private ids: IdLookup = new IdIndex((i) => this.source.idAt(i));
+  /** The source's structure while the index was built from it (attach reads parents from it). */
+  private known: SourceStructure | undefined;
   private flags = new Uint8Array(0);
   /** Drawn parent of a node (markers resolved), NONE for a root. For a marker: the node its children attach to. */
   private parentOf = new Int32Array(0);
@@ -254,7 +291,7 @@ export class TreeIndex {
   private rebuild(): void {
     const source = this.source;
     const n = source.size;
-    this.ids = new IdIndex((i) => source.idAt(i), n);
+    const known = source.structure?.();
     this.missingParentIds.clear();
     this.duplicateCount = 0;
     this.flags = new Uint8Array(Math.max(16, n));
@@ -267,14 +304,18 @@ export class TreeIndex {
     this.lastChildOf.fill(NONE);
     this.nextSiblingOf.fill(NONE);
     this.firstRootValue = this.lastRootValue = NONE;
-    const ids = this.ids;
     // An id seen again names its last entry: the earlier one is superseded (flags stay 0).
     const superseded = new Uint8Array(n);
-    for (let i = 0; i < n; i++) {
-      const before = ids.set(source.idAt(i), i);
-      if (before >= 0) {
-        superseded[before] = 1;
-        this.duplicateCount++;
+    if (known) this.ids = new LayeredIds(known, (i) => source.idAt(i));
+    else {
+      const ids = new IdIndex((i) => source.idAt(i), n);
+      this.ids = ids;
+      for (let i = 0; i < n; i++) {
+        const before = ids.set(source.idAt(i), i);
+        if (before >= 0) {
+          superseded[before] = 1;
+          this.duplicateCount++;
+        }
       }
     }
     let nodes = 0;
@@ -292,12 +333,14 @@ export class TreeIndex {
     for (let i = 0; i < n; i++) if (this.flags[i] & FLAG_MARKER) this.parentOf[i] = UNRESOLVED;
     for (let i = 0; i < n; i++) if (this.flags[i] & FLAG_MARKER) this.resolveMarker(i, UNRESOLVED);
     let parentsLater = false;
+    this.known = known;
     for (let i = 0; i < n; i++) {
       if (!(this.flags[i] & FLAG_NODE)) continue;
       this.attach(i);
       const p = this.parentOf[i];
       if (p !== NONE && p >= i) parentsLater = true;
     }
+    this.known = undefined;
     // A parent cycle needs an entry whose parent comes later in the file (or itself, through a
     // marker); files written in append order have none and skip the reachability walk.
     if (parentsLater) this.cutCycles();
@@ -359,11 +402,21 @@ export class TreeIndex {
   /** Links a node under its resolved parent (or among the roots). */
   private attach(i: number): void {
     const source = this.source;
-    const parentId = source.parentIdAt(i);
-    if (parentId === null || parentId === source.idAt(i)) return this.linkRoot(i);
-    // Most entries follow their parent in the file: compare with the line before first.
-    const p = i > 0 && this.flags[i - 1] !== 0 && source.idAt(i - 1) === parentId ? i - 1 : this.ids.get(parentId);
+    let p: number | undefined;
+    if (this.known) {
+      // The source resolved the parent when it read the entry: no id is looked at unless it is missing.
+      const at = this.known.parentPositionAt(i);
+      if (at === i) return this.linkRoot(i);
+      p = at >= 0 ? at : undefined;
+      if (p === undefined && source.parentIdAt(i) === null) return this.linkRoot(i);
+    } else {
+      const parentId = source.parentIdAt(i);
+      if (parentId === null || parentId === source.idAt(i)) return this.linkRoot(i);
+      // Most entries follow their parent in the file: compare with the line before first.
+      p = i > 0 && this.flags[i - 1] !== 0 && source.idAt(i - 1) === parentId ? i - 1 : this.ids.get(parentId);
+    }
     if (p === undefined) {
+      const parentId = source.parentIdAt(i)!;
       this.missingParentIds.add(parentId);
       this.flags[i] |= FLAG_ORPHAN;
       return this.linkRoot(i);

@@ -44,10 +44,13 @@ async function run(command: string, ...args: unknown[]): Promise<void> {
 }
 
 function lastReplyText(session: AgentSession): string | undefined {
-  const path = session.getBranch();
+  const sm = session.sessionManager;
+  const path = sm.getPathIds();
   for (let i = path.length - 1; i >= 0; i--) {
-    const e = path[i]!;
-    if (e.type === "message" && e.message.role === "assistant") {
+    // Only assistant messages are read (a long path's other entries stay on disk).
+    if (sm.getEntryRole(path[i]!) !== "assistant") continue;
+    const e = sm.getEntry(path[i]!);
+    if (e?.type === "message" && e.message.role === "assistant") {
       const text = e.message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
       if (text) return text;
     }

@@ -82,11 +82,18 @@ export class HostProfiler {
             socket.addEventListener("error", () => reject(new Error("the inspector refused the connection")));
           });
           const profiler = new HostProfiler(socket);
+          // Another process may hold the port (an earlier run's host): profile only this one.
+          const answer = (await profiler.send("Runtime.evaluate", { expression: "process.pid" })) as { result: { value: unknown } };
+          if (answer.result.value !== pid) {
+            socket.close();
+            throw new Error(`port ${port} is held by process ${String(answer.result.value)}, not the extension host ${pid}`);
+          }
           await profiler.send("Profiler.enable");
           await profiler.send("Profiler.setSamplingInterval", { interval: 500 });
           return profiler;
         }
-      } catch {
+      } catch (err) {
+        if (err instanceof Error && err.message.startsWith("port ")) throw err;
         // not listening yet
       }
       if (Date.now() > deadline) throw new Error(`no extension host inspector on port ${port}`);

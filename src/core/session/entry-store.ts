@@ -240,6 +240,7 @@ export class EntryStore {
     store.migrateOnParse = c.migrateOnParse;
     store.assistants = c.assistants;
     store.duplicates = c.duplicates;
+    store.byId.reserve(c.count);
     for (let i = 0; i < c.count; i++) store.byId.set(c.ids[i]!, i);
     return store;
   }

@@ -67,11 +67,18 @@ export class IdIndex {
     return fresh;
   }
 
-  private grow(): void {
+  /** Makes room for `count` ids at once (a table that grows while a million are added rehashes twenty times). */
+  reserve(count: number): void {
+    let size = this.keys.length;
+    while (count * 2 > size - 1) size *= 2;
+    if (size > this.keys.length) this.grow(size);
+  }
+
+  private grow(size = this.keys.length * 2): void {
     const keys = this.keys;
     const values = this.values;
-    this.keys = new Uint32Array(keys.length * 2);
-    this.values = new Int32Array(values.length * 2).fill(EMPTY);
+    this.keys = new Uint32Array(size);
+    this.values = new Int32Array(size).fill(EMPTY);
     this.mask = this.keys.length - 1;
     for (let i = 0; i < keys.length; i++) {
       if (values[i] !== EMPTY) {

@@ -8,7 +8,7 @@ import * as assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { escapeTerminal, oneLine } from "../../src/cli/terminal-text";
+import { escapeTerminal, isUnsafeCode, oneLine } from "../../src/cli/terminal-text";
 import { makeTempDir } from "../support/temp-dir";
 import { assistant, user } from "../support/messages";
 
@@ -119,5 +119,15 @@ describe("the command line never prints a session's control characters raw (issu
     const plain = "│  ├─ user: héllo wörld ✓ 日本語 → [abc]";
     assert.equal(escapeTerminal(plain), plain);
     assert.equal(oneLine(plain), plain);
+  });
+
+  it("the fast scan finds exactly the characters the pattern escapes (every UTF-16 code unit)", () => {
+    for (let c = 0; c <= 0xffff; c++) {
+      const ch = String.fromCharCode(c);
+      // oneLine applies the pattern with no scan first (and escapes newlines too).
+      const byPattern = c !== 0x0a && oneLine(ch) !== ch;
+      assert.equal(isUnsafeCode(c), byPattern, `U+${c.toString(16).padStart(4, "0")}`);
+      if (byPattern) assert.notEqual(escapeTerminal(`${"x".repeat(1000)}${ch}`), `${"x".repeat(1000)}${ch}`);
+    }
   });
 });

@@ -66,7 +66,10 @@ export interface ContextUsage {
   percent: number | null;
 }
 
-/** The context use of a path against a window. */
+/**
+ * The context use of a path against a window. Only the path's part from its latest compaction on
+ * is read, so that part alone (or [] for a path without one) gives the same answer.
+ */
 export function measureContextUsage(path: readonly SessionEntry[], contextMessages: readonly AgentMessage[], contextWindow: number): ContextUsage | undefined {
   if (contextWindow <= 0) return undefined;
   const compaction = latestCompaction(path);

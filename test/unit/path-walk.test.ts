@@ -6,7 +6,8 @@ import * as assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { navigateTree } from "../../src/core/agent/tree-navigation";
-import { latestCompaction, measureContextUsage } from "../../src/core/agent/auto-compaction";
+import { crossesThreshold, lastAssistantOf, latestCompaction, measureContextUsage } from "../../src/core/agent/auto-compaction";
+import { DEFAULT_COMPACTION_SETTINGS } from "../../src/core/compaction/tokens";
 import { SessionManager } from "../../src/core/session/session-manager";
 import type { SessionEntry } from "../../src/core/session/types";
 import { createRng, generateReferenceSession } from "../support/random-session";
@@ -96,7 +97,7 @@ describe("path walks", () => {
     await sm.close();
   });
 
-  it("getBranchSinceCompaction is the whole path's part from its latest compaction, and gives the same context use", async () => {
+  it("getBranchSinceCompaction is the whole path's part from its latest compaction, and gives the same context use and threshold checks", async () => {
     let withCompaction = 0;
     let without = 0;
     for (let seed = 50; seed < 70; seed++) {
@@ -109,6 +110,11 @@ describe("path walks", () => {
         assert.deepStrictEqual(part, sinceCompactionOf(path), `seed ${seed}, leaf ${id}`);
         const messages = sm.buildSessionContext().messages;
         for (const window of [0, 1000, 200_000]) assert.deepStrictEqual(measureContextUsage(part, messages, window), measureContextUsage(path, messages, window));
+        const lastAssistant = lastAssistantOf(messages);
+        for (const contextWindow of lastAssistant ? [1000, 50_000, 200_000] : []) {
+          const input = { lastAssistant: lastAssistant!, contextMessages: messages, contextWindow, settings: DEFAULT_COMPACTION_SETTINGS };
+          assert.equal(crossesThreshold({ ...input, path: part }), crossesThreshold({ ...input, path }), `seed ${seed}, leaf ${id}, window ${contextWindow}`);
+        }
         if (part.length > 0) withCompaction++;
         else without++;
       }

@@ -27,7 +27,7 @@ export function lastAssistantOf(messages: readonly AgentMessage[]): AssistantMes
 export interface ThresholdInput {
   /** The reply that was just appended (or, before a prompt, the last one on the path). */
   lastAssistant: AssistantMessage;
-  /** The current path, root first. */
+  /** The current path, root first; only its latest compaction is read, so its part from there on will do. */
   path: readonly SessionEntry[];
   /** The resolved context of the path. */
   contextMessages: readonly AgentMessage[];

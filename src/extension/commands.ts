@@ -113,9 +113,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     const sm = requireSession();
     const target = checkoutTarget(sm, id);
     const summarizer = deps.summarizer();
-    const left = abandonedCount(sm, target);
+    // Counted only when the question may be asked: on a long session it is a walk of both paths.
+    const left = deps.settings().askToSummarizeBranch && summarizer?.available() ? abandonedCount(sm, target) : 0;
     let choice: LeaveChoice = { summarize: false };
-    if (left > 0 && deps.settings().askToSummarizeBranch && summarizer?.available()) {
+    if (left > 0) {
       const asked = await askLeaveBranch(left);
       if (!asked) return;
       choice = asked;

@@ -27,11 +27,7 @@ export async function askLeaveBranch(abandoned: number): Promise<LeaveChoice | u
 export function abandonedCount(sm: SessionManager, target: string | null): number {
   const old = sm.getLeafId();
   if (old === null || old === target) return 0;
-  const targetPath = new Set(target === null ? [] : sm.getPathIds(target));
-  const oldPath = sm.getPathIds(old);
-  let count = 0;
-  for (let i = oldPath.length - 1; i >= 0 && !targetPath.has(oldPath[i]!); i--) count++;
-  return count;
+  return sm.getBranchLeft(old, target).ids.length;
 }
 
 /** Where a checkout of `id` puts the leaf (Pi's semantics), without moving it. */

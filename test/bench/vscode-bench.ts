@@ -10,11 +10,16 @@
  * webview and timed after the frame that paints them, the file's new line by a watch in this
  * process; all three are wall-clock times (performance.timeOrigin + now) on one machine.
  *
+ * With --model, the user has a model set up (a provider in Pi's models.json, never called here) and
+ * has turned off the question about summarizing the branch being left: the status bar and the chat
+ * then show the context's use, which every checkout updates.
+ *
  *   npm run bench:vscode                                    (packages, compiles, runs both sizes)
- *   node out/test/bench/vscode-bench.js [--sizes 100000,1000000] [--reopens 3] [--checkouts 5] [--profile]
+ *   node out/test/bench/vscode-bench.js [--sizes 100000,1000000] [--reopens 3] [--checkouts 5] [--model] [--profile]
  *
  * `--profile` records the extension host's CPU during the first open, the first checkout and the
- * last reopen into bench-results/vscode-<size>-<step>.cpuprofile and prints the heaviest functions.
+ * last reopen into bench-results/vscode-<size>-<step>.cpuprofile and prints the heaviest functions
+ * (it needs Node's WebSocket: `node --experimental-websocket` on Node 20).
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -25,6 +30,7 @@ import { SessionManager } from "../../src/core/session/session-manager";
 import { createSampleSessions, encodeSessionFolderName } from "../support/sample-sessions";
 import { createScratchFolder, openWorkbench, type WorkbenchSession } from "../e2e/harness";
 import { conversationTree, sessionRow } from "../e2e/harness/arbor-views";
+import { writePiModelsJson } from "../e2e/harness/pi-user";
 import { chainedSession, sessionForWorkspace } from "./chained-session";
 import { benchTmpDir, ensureSession } from "./generate";
 import { HostProfiler } from "./host-profiler";
@@ -186,17 +192,24 @@ async function checkouts(session: WorkbenchSession, frame: Frame, file: string, 
   return times;
 }
 
-async function benchSize(sized: Sized, workspace: string, reopens: number, checkoutCount: number, profile: boolean): Promise<Record<string, unknown>> {
+async function benchSize(sized: Sized, workspace: string, reopens: number, checkoutCount: number, withModel: boolean, profile: boolean): Promise<Record<string, unknown>> {
   const scratch = createScratchFolder("bench-vscode");
   const agentDir = path.join(scratch.path, "agent");
   const samples = await createSampleSessions({ agentDir, cwd: workspace });
+  // A local endpoint nobody listens on: checkouts never call the model.
+  if (withModel) writePiModelsJson(agentDir, "http://127.0.0.1:9/v1");
   const sessionDir = path.join(agentDir, "sessions", encodeSessionFolderName(workspace));
   const target = path.join(sessionDir, path.basename(sized.file));
   fs.copyFileSync(sized.file, target, fs.constants.COPYFILE_FICLONE);
   // The Sessions view shows a session by its name or first message: a prefix of that finds its row.
   const info = (await SessionManager.list(workspace, { sessionDir })).find((s) => s.path === target)!;
   const title = (info.name ?? info.firstMessage).replace(/\s+/g, " ").trim().slice(0, 40);
-  const session = await openWorkbench({ folder: workspace, env: { PI_CODING_AGENT_DIR: agentDir }, viewport: { width: 1400, height: 1000 } });
+  const session = await openWorkbench({
+    folder: workspace,
+    env: { PI_CODING_AGENT_DIR: agentDir },
+    viewport: { width: 1400, height: 1000 },
+    ...(withModel ? { settings: { "arbor.tree.askToSummarizeBranch": false } } : {}),
+  });
   let profiler: HostProfiler | undefined;
   try {
     if (profile) profiler = await HostProfiler.attach(`PI_CODING_AGENT_DIR=${agentDir}`);
@@ -227,6 +240,7 @@ async function benchSize(sized: Sized, workspace: string, reopens: number, check
     }
     return {
       entries: sized.entries,
+      model: withModel,
       megabytes: round(sized.bytes / 1e6),
       clickToRowsFirstOpenMs: round(first),
       clickToRowsReopenMs: again.map(round),
@@ -252,16 +266,17 @@ async function main(): Promise<void> {
   const reopens = Number(argValue("--reopens", "3"));
   const checkoutCount = Number(argValue("--checkouts", "5"));
   const profile = process.argv.includes("--profile");
+  const withModel = process.argv.includes("--model");
   const workspace = path.join(benchTmpDir(), "vscode", "workspace");
   fs.mkdirSync(workspace, { recursive: true });
   const machine = { cpus: os.cpus().length, loadAverage1m: Math.round(os.loadavg()[0] * 100) / 100 };
-  console.log(`VS Code bench: sizes ${sizes.join(", ")}; ${machine.cpus} CPUs, load average ${machine.loadAverage1m}`);
+  console.log(`VS Code bench: sizes ${sizes.join(", ")}${withModel ? ", with a model set up" : ""}; ${machine.cpus} CPUs, load average ${machine.loadAverage1m}`);
   const results: Record<string, unknown>[] = [];
   for (const size of sizes) {
     const started = Date.now();
     const sized = await prepare(size, workspace);
     console.log(`  ${size.toLocaleString("en-US")} entries: ${path.relative(process.cwd(), sized.file)} (${Math.round(sized.bytes / 1e6)} MB, ready in ${Math.round((Date.now() - started) / 1000)} s)`);
-    const r = await benchSize(sized, workspace, reopens, checkoutCount, profile);
+    const r = await benchSize(sized, workspace, reopens, checkoutCount, withModel, profile);
     results.push({ ...r, loadAverage1m: Math.round(os.loadavg()[0] * 100) / 100 });
     console.log(`  ${JSON.stringify(r)}`);
   }

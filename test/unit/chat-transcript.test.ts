@@ -3,6 +3,7 @@ import { SessionManager } from "../../src/core/session/session-manager";
 import { ChatTranscript, TAIL_ENTRIES } from "../../src/extension/chat/chat-transcript";
 import { isChatToHostMessage, isHostToChatMessage } from "../../src/protocol/chat-guards";
 import { assistant, user } from "../support/messages";
+import { makeTempDir } from "../support/temp-dir";
 
 describe("chat transcript (host side)", () => {
   it("updates the reply a late tool result belongs to", () => {
@@ -58,6 +59,39 @@ describe("chat transcript (host side)", () => {
     sub.dispose();
     assert.equal(changes.at(-1)?.kind, "append");
     assert.deepEqual(t.slice(t.currentGeneration, 0, t.length)!.map((i) => (i?.kind === "user" ? i.text : i?.kind ?? null)), ["one, again"]);
+  });
+
+  it("rebuilds once for a checkout: the marker written under the new leaf leaves the path as it is", async () => {
+    const tmp = makeTempDir();
+    const sm = await SessionManager.create("/w", { sessionDir: tmp.dir });
+    try {
+      sm.appendMessage(user("one"));
+      const a1 = sm.appendMessage(assistant("two"));
+      sm.appendMessage(user("three"));
+      sm.appendMessage(assistant("four"));
+      const t = new ChatTranscript();
+      const before = t.reset(sm);
+      const updates: string[] = [];
+      const markers: string[] = [];
+      const sub = sm.onDidChange((c) => {
+        if (c.kind === "leaf") updates.push(t.onLeafMoved().kind);
+        if (c.kind !== "entries") return;
+        markers.push(...c.entries.filter((e) => e.type === "custom").map((e) => e.id));
+        updates.push(t.onEntriesAppended(c.entries).kind);
+      });
+      sm.checkout(a1);
+      sub.dispose();
+      // The checkout wrote its marker (a custom entry under a1), and the transcript was rebuilt once.
+      assert.equal(markers.length, 1);
+      assert.equal(sm.getEntry(markers[0]!)?.parentId, a1);
+      assert.deepEqual(updates, ["reset", "none"]);
+      assert.equal(t.currentGeneration, before.generation + 1);
+      assert.deepEqual(t.slice(t.currentGeneration, 0, t.length)!.map((i) => (i?.kind === "user" ? i.text : i?.kind ?? null)), ["one", "assistant"]);
+      await sm.flush();
+    } finally {
+      await sm.close();
+      tmp.cleanup();
+    }
   });
 
   it("sends the tail of a long path, serves earlier items by range, and reads only the entries it shows", () => {

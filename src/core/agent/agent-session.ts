@@ -254,7 +254,9 @@ export class AgentSession implements Disposable {
   getContextUsage(): ContextUsage | undefined {
     const model = this.selection.model;
     if (!model) return undefined;
-    return measureContextUsage(this.sessionManager.getBranchFromLatestCompaction(), this.sessionManager.buildSessionContext().messages, model.contextWindow);
+    // The path from its latest compaction on is all the measure reads of it: on a long session the
+    // whole path is tens of thousands of entries, and this runs on every move of the leaf.
+    return measureContextUsage(this.sessionManager.getBranchSinceCompaction(), this.sessionManager.buildSessionContext().messages, model.contextWindow);
   }
 
   /**

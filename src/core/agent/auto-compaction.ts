@@ -27,7 +27,7 @@ export function lastAssistantOf(messages: readonly AgentMessage[]): AssistantMes
 export interface ThresholdInput {
   /** The reply that was just appended (or, before a prompt, the last one on the path). */
   lastAssistant: AssistantMessage;
-  /** The current path, root first. */
+  /** The current path, root first; only its latest compaction is read, so its part from there on will do. */
   path: readonly SessionEntry[];
   /** The resolved context of the path. */
   contextMessages: readonly AgentMessage[];
@@ -67,8 +67,8 @@ export interface ContextUsage {
 }
 
 /**
- * The context use of a path against a window. `path` may start at the path's latest compaction
- * (entries before it are never looked at).
+ * The context use of a path against a window. Only the path's part from its latest compaction on
+ * is read, so that part alone (or [] for a path without one) gives the same answer.
  */
 export function measureContextUsage(path: readonly SessionEntry[], contextMessages: readonly AgentMessage[], contextWindow: number): ContextUsage | undefined {
   if (contextWindow <= 0) return undefined;

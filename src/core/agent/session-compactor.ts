@@ -71,7 +71,9 @@ export class SessionCompactor {
     const sm = this.deps.sessionManager;
     const crossed = crossesThreshold({
       lastAssistant: last,
-      path: sm.getBranchFromLatestCompaction(),
+      // All the check reads of the path is its latest compaction: on a long session the whole
+      // path is tens of thousands of entries, read after every reply.
+      path: sm.getBranchSinceCompaction(),
       contextMessages: sm.buildSessionContext().messages,
       contextWindow: model.contextWindow,
       settings: this.deps.settings,

@@ -5,7 +5,7 @@
  * is complete, and never on error or cancel.
  */
 import { editableText } from "../session/entry-text";
-import { collectEntriesForBranchSummary, prepareBranchEntries } from "../compaction/branch-summary";
+import { prepareBranchEntries } from "../compaction/branch-summary";
 import { EMPTY_BRANCH_SUMMARY } from "../compaction/prompts";
 import { branchSummaryTokenBudget, composeBranchSummary, createBranchSummaryRequest } from "../compaction/summary-requests";
 import type { SessionManager } from "../session/session-manager";
@@ -68,16 +68,29 @@ export async function navigateTree(input: NavigationInput, targetId: string, opt
   if (options.summarize && (!input.model || !input.provider)) throw new AgentError("no-model", NO_MODEL_MESSAGE);
   if ((options.summarize || options.label) && sm.isReadOnly()) throw new AgentError("read-only", readOnlyMessage(sm.getReadOnlyReason()));
 
-  const { entries, commonAncestorId } = collectEntriesForBranchSummary(sm, oldLeafId, targetId);
+  // Where the paths meet is found from ids alone; the entries being left are read only when a
+  // summary is made or an extension looks at them (a plain checkout on a long session reads none).
+  const left = sm.getBranchLeft(oldLeafId, targetId);
+  const commonAncestorId = left.commonAncestorId;
+  let entries: SessionEntry[] | undefined;
+  const entriesLeft = (): SessionEntry[] => (entries ??= left.ids.map((id) => sm.getEntry(id)!));
   let { customInstructions, replaceInstructions, label } = options;
   let summary: { text: string; details?: unknown; fromExtension: boolean } | undefined;
 
   if (input.hooks?.beforeTree) {
+    // A plain property to handlers, whose array is read from the session when one first looks at
+    // it: changing that array changes what is summarized, setting another one does not (as before).
+    let replaced: SessionEntry[] | undefined;
     const preparation: TreePreparation = {
       targetId,
       oldLeafId,
       commonAncestorId,
-      entriesToSummarize: entries,
+      get entriesToSummarize() {
+        return replaced ?? entriesLeft();
+      },
+      set entriesToSummarize(value: SessionEntry[]) {
+        replaced = value;
+      },
       userWantsSummary: options.summarize === true,
       customInstructions,
       replaceInstructions,
@@ -91,9 +104,9 @@ export async function navigateTree(input: NavigationInput, targetId: string, opt
     if (answer?.label !== undefined) label = answer.label;
   }
 
-  if (options.summarize && entries.length > 0 && !summary) {
+  if (options.summarize && entriesLeft().length > 0 && !summary) {
     input.emit({ type: "branch_summary_start", targetId });
-    const made = await summarizeBranch(input, entries, customInstructions, replaceInstructions);
+    const made = await summarizeBranch(input, entriesLeft(), customInstructions, replaceInstructions);
     if (made.kind !== "ok") {
       input.emit({ type: "branch_summary_end", targetId, cancelled: made.kind === "aborted", errorMessage: made.kind === "error" ? made.message : undefined });
       if (made.kind === "aborted") return { cancelled: true, aborted: true, leafId: oldLeafId };

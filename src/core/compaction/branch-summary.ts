@@ -12,8 +12,6 @@ import { estimateTokens } from "./tokens";
 export interface BranchSummarySource {
   /** Entries from the root down to `id` (root first); [] when `id` is unknown. */
   getBranch(id: string): SessionEntry[];
-  /** Ids of those entries, when the source can give them without reading every entry. */
-  getPathIds?(id: string): string[];
   getEntry(id: string): SessionEntry | undefined;
 }
 
@@ -45,14 +43,12 @@ export function collectEntriesForBranchSummary(
 ): BranchSummaryEntries {
   if (!oldLeafId) return { entries: [], commonAncestorId: null };
 
-  // Only ids are compared: a long path's entries are not read for this.
-  const pathIds = (id: string): string[] => (session.getPathIds ? session.getPathIds(id) : session.getBranch(id).map((entry) => entry.id));
-  const oldPath = new Set(pathIds(oldLeafId));
-  const targetPath = pathIds(targetId);
+  const oldPath = new Set(session.getBranch(oldLeafId).map((entry) => entry.id));
+  const targetPath = session.getBranch(targetId);
   let commonAncestorId: string | null = null;
   for (let i = targetPath.length - 1; i >= 0; i--) {
-    if (oldPath.has(targetPath[i])) {
-      commonAncestorId = targetPath[i];
+    if (oldPath.has(targetPath[i].id)) {
+      commonAncestorId = targetPath[i].id;
       break;
     }
   }

@@ -4,6 +4,7 @@ import type { EntrySummary } from "../tree/types";
 import { type Disposable, toDisposable } from "../util/disposable";
 import { Emitter } from "../util/emitter";
 import { BodyReader } from "./body-reader";
+import { branchSinceCompaction, type BranchLeft, findBranchLeft } from "./path-walk";
 import { EntryStore } from "./entry-store";
 import { SessionError, type LineProblem } from "./errors";
 import { backupPathFor, ioError } from "./file-io";
@@ -421,6 +422,22 @@ export class SessionManager extends SessionReader implements Disposable {
     }
     this.checkoutAt(leafId);
     return editText === undefined ? { leafId } : { leafId, editText };
+  }
+
+  /**
+   * The entries a move of the leaf from `fromId` to `toId` leaves behind (oldest first) and where
+   * the two paths meet, from positions alone: no entry is read (see findBranchLeft).
+   */
+  getBranchLeft(fromId: string | null, toId: string | null): BranchLeft {
+    return findBranchLeft(this.store, fromId, toId);
+  }
+
+  /**
+   * The path to the leaf from its latest compaction on (that compaction first), or [] when it has
+   * none: what the context's use reads of the path, without parsing the rest of it.
+   */
+  getBranchSinceCompaction(): SessionEntry[] {
+    return branchSinceCompaction(this.store, this.leafId);
   }
 
   /** Moves the leaf to exactly `leafId`, persisted with a checkout marker when a reload would not resume there. */

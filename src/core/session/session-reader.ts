@@ -129,17 +129,6 @@ export abstract class SessionReader {
   getEntryRole(id: string): string | undefined {
     return this.store.roleOf(id);
   }
-  /**
-   * The entries of the path to the leaf from its latest compaction on (root first), or [] when
-   * the path holds no compaction: what the context-window checks look at, without reading the
-   * bodies of the rest of a long path.
-   */
-  getBranchFromLatestCompaction(): SessionEntry[] {
-    const ids = this.getPathIds();
-    let k = ids.length - 1;
-    while (k >= 0 && this.store.typeOf(ids[k]!) !== "compaction") k--;
-    return k < 0 ? [] : ids.slice(k).map((id) => this.store.entry(id)!);
-  }
   /** The entries from the root to `fromId` (default: the leaf). */
   getBranch(fromId?: string): SessionEntry[] {
     const positions = this.getPathIds(fromId).map((id) => this.store.indexOf(id));

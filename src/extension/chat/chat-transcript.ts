@@ -100,6 +100,9 @@ export class ChatTranscript {
   onEntriesAppended(entries: readonly EntrySummary[]): TranscriptUpdate {
     const sm = this.sm;
     if (!sm) return { kind: "none" };
+    // The leaf is still where the path ends (a checkout marker under it, a label, a branch written
+    // elsewhere): the path is unchanged. Without this, a checkout's marker rebuilt it a second time.
+    if (sm.getLeafId() === (this.pathIds[this.pathIds.length - 1] ?? null)) return { kind: "none" };
     const start = this.pathIds.length;
     const updated = new Set<number>();
     for (const summary of entries) {

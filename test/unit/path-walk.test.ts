@@ -85,16 +85,26 @@ describe("path walks", () => {
         line("r", "q"),
       ].join("\n") + "\n",
     );
-    const sm = await SessionManager.open(file, { readOnly: true });
-    const ids = ["a", "b", "c", "d", "x", "y", "p", "q", "r"];
-    for (const from of [null, ...ids]) {
-      for (const to of [null, ...ids]) assert.deepStrictEqual(sm.getBranchLeft(from, to), leftByPathIds(sm, from, to), `${from} → ${to}`);
+    // Opened from the file, then again from the reopen index (the parent links come from it).
+    const index = { dir: join(tmp.dir, "odd-index"), minBytes: 0 };
+    for (const round of ["file", "index"]) {
+      const sm = await SessionManager.open(file, { readOnly: true, index });
+      if (round === "index") assert.equal(sm.getIndexUse(), "unchanged");
+      const ids = ["a", "b", "c", "d", "x", "y", "p", "q", "r"];
+      for (const from of [null, ...ids]) {
+        for (const to of [null, ...ids]) assert.deepStrictEqual(sm.getBranchLeft(from, to), leftByPathIds(sm, from, to), `${round}: ${from} → ${to}`);
+      }
+      // A loop: each entry's path is the loop walked from it, whatever path was walked before.
+      assert.deepStrictEqual(sm.getPathIds("r"), ["p", "q", "r"], round);
+      assert.deepStrictEqual(sm.getPathIds("p"), ["q", "p"], round);
+      assert.deepStrictEqual(sm.getPathIds("q"), ["p", "q"], round);
+      assert.deepStrictEqual(sm.getBranchLeft("c", "d"), { ids: ["b", "c"], commonAncestorId: "a" });
+      assert.deepStrictEqual(sm.getBranchLeft("y", "c"), { ids: ["x", "y"], commonAncestorId: null });
+      assert.deepStrictEqual(sm.getBranchLeft("c", null), { ids: ["a", "b", "c"], commonAncestorId: null });
+      assert.deepStrictEqual(sm.getBranchLeft("unknown", "c"), { ids: [], commonAncestorId: null });
+      await sm.whenIndexSaved();
+      await sm.close();
     }
-    assert.deepStrictEqual(sm.getBranchLeft("c", "d"), { ids: ["b", "c"], commonAncestorId: "a" });
-    assert.deepStrictEqual(sm.getBranchLeft("y", "c"), { ids: ["x", "y"], commonAncestorId: null });
-    assert.deepStrictEqual(sm.getBranchLeft("c", null), { ids: ["a", "b", "c"], commonAncestorId: null });
-    assert.deepStrictEqual(sm.getBranchLeft("unknown", "c"), { ids: [], commonAncestorId: null });
-    await sm.close();
   });
 
   it("getBranchSinceCompaction is the whole path's part from its latest compaction, and gives the same context use and threshold checks", async () => {

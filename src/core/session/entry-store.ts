@@ -240,6 +240,7 @@ export class EntryStore {
     store.migrateOnParse = c.migrateOnParse;
     store.assistants = c.assistants;
     store.duplicates = c.duplicates;
+    for (let i = 0; i < c.count; i++) if (c.parentAt[i]! >= i) store.forwardParents = true;
     store.byId.reserve(c.count);
     for (let i = 0; i < c.count; i++) store.byId.set(c.ids[i]!, i);
     return store;
@@ -302,6 +303,8 @@ export class EntryStore {
     const found = this.byId.get(this.parents[i]!);
     if (found === undefined) return -1;
     this.parentAt[i] = found;
+    // A parent later in the file (or the entry itself): paths can now loop (see pathTo).
+    this.forwardParents = true;
     return found;
   }
 
@@ -310,6 +313,7 @@ export class EntryStore {
     for (let i = 0; i < this.count; i++) {
       const parentId = this.parents[i]!;
       this.parentAt[i] = parentId === null ? NO_PARENT : (this.byId.get(parentId) ?? UNRESOLVED);
+      if (this.parentAt[i]! >= i) this.forwardParents = true;
     }
     this.parentsStale = false;
   }
@@ -533,6 +537,11 @@ export class EntryStore {
 
   /** Positions from the root to the leaf of the last path asked for, and each one's slot in it (+1). */
   private pathPos: number[] = [];
+  /**
+   * Some entry's parent comes later in the file (or is itself): only then can a path loop, and a
+   * looping path does not share its prefix with the paths through it, so the kept path is not reused.
+   */
+  private forwardParents = false;
   private pathSlot = new Int32Array(0);
   private walkMark = new Int32Array(0);
   private walkGen = 0;
@@ -546,7 +555,7 @@ export class EntryStore {
    * Ids from the root to `leafId` (Pi's walk: stops at a missing parent; a cycle stops where an
    * id repeats). The last path is kept, so moving between branches of a long session walks only
    * from the new leaf up to where it meets the previous path. Entries never change their parent,
-   * so a shared entry means a shared prefix.
+   * so a shared entry means a shared prefix, unless paths can loop (then every walk is whole).
    */
   pathTo(leafId: string): string[] {
     const leaf = this.byId.get(leafId);
@@ -568,7 +577,7 @@ export class EntryStore {
     let i = leaf ?? -1;
     while (i >= 0 && this.walkMark[i] !== gen) {
       const slot = this.pathSlot[i]!;
-      if (slot > 0) {
+      if (slot > 0 && !this.forwardParents) {
         joinAt = slot - 1;
         break;
       }

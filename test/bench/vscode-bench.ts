@@ -252,7 +252,9 @@ async function benchSize(sized: Sized, workspace: string, reopens: number, check
     const shot = path.join(process.cwd(), "bench-results", "vscode-failure.png");
     fs.mkdirSync(path.dirname(shot), { recursive: true });
     await session.page.screenshot({ path: shot }).catch(() => undefined);
-    step(`failed; screenshot in ${path.relative(process.cwd(), shot)}`);
+    // The panes, webviews, Arbor's log and the console, as the e2e tier reports a failure.
+    await session.reportFailure(`bench-vscode-${sized.entries}`);
+    step(`failed; screenshot in ${path.relative(process.cwd(), shot)}, report in test-results/`);
     throw error;
   } finally {
     profiler?.close();

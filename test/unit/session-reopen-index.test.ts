@@ -47,6 +47,14 @@ describe("the reopen index", () => {
       const fresh = await SessionManager.open(file, { readOnly: true, index: false });
       assert.deepEqual(ours.getSummaries(), fresh.getSummaries(), `summaries, ${label}`);
       assert.deepEqual(ours.getProblems(), fresh.getProblems(), `problems, ${label}`);
+      // The skeleton the tree reads (no body) equals a fresh load's, field by field.
+      const a = ours.getTreeSource();
+      const b = fresh.getTreeSource();
+      assert.equal(a.size, b.size, `entry count, ${label}`);
+      for (let i = 0; i < a.size; i++) {
+        const skeleton = (s: typeof a) => [s.idAt(i), s.parentIdAt(i), s.timestampAt(i), s.typeAt(i), s.roleAt(i), s.isTextless(i), s.isCheckoutMarker(i)];
+        assert.deepEqual(skeleton(a), skeleton(b), `skeleton of entry ${i}, ${label}`);
+      }
       await fresh.close();
       await ours.whenIndexSaved();
     } finally {

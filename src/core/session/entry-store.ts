@@ -5,6 +5,7 @@ import { migrateEntryToV3 } from "./migrate";
 import { summarizeEntry } from "./summarize";
 import { lightMessageEntry } from "./summary-scan";
 import { IdIndex } from "./id-index";
+import type { TextLines } from "./text-lines";
 import { isTextlessTurn } from "../tree/search-text";
 import { CHECKOUT_CUSTOM_TYPE, type SessionEntry } from "./types";
 
@@ -54,7 +55,10 @@ export class EntryStore {
   private duplicates = 0;
   private types: string[] = [];
   private roles: (string | undefined)[] = [];
+  /** Timestamps of the entries added in this process (after `restoredTimes`, when the store was restored). */
   private timestamps: string[] = [];
+  /** Timestamps of the entries restored from a reopen index, decoded when asked for. */
+  private restoredTimes: TextLines | undefined;
   private lines: Int32Array = new Int32Array(16);
   private offsets: Float64Array = new Float64Array(16);
   private lengths: Float64Array = new Float64Array(16);
@@ -196,7 +200,7 @@ export class EntryStore {
       parentAt: this.parentAt.slice(0, this.count),
       types: this.types.slice(),
       roles: this.roles.slice(),
-      timestamps: this.timestamps.slice(),
+      timestamps: this.restoredTimes ? [...this.restoredTimes.toArray(), ...this.timestamps] : this.timestamps.slice(),
       lines: this.lines.slice(0, this.count),
       offsets: this.offsets.slice(0, this.count),
       lengths: this.lengths.slice(0, this.count),
@@ -230,7 +234,8 @@ export class EntryStore {
     for (const [i, parentId] of c.parentIds) store.parents[i] = parentId;
     store.types = c.types;
     store.roles = c.roles;
-    store.timestamps = c.timestamps;
+    if (Array.isArray(c.timestamps)) store.timestamps = c.timestamps;
+    else store.restoredTimes = c.timestamps;
     store.lines = c.lines;
     store.offsets = c.offsets;
     store.lengths = c.lengths;
@@ -269,7 +274,9 @@ export class EntryStore {
     return this.roles[i];
   }
   timestampAt(i: number): string {
-    return this.timestamps[i]!;
+    const restored = this.restoredTimes;
+    if (!restored) return this.timestamps[i]!;
+    return i < restored.length ? restored.at(i) : this.timestamps[i - restored.length]!;
   }
   /** 1-based line in the file (0 while not yet written). */
   lineAt(i: number): number {
@@ -607,7 +614,8 @@ export interface StoreColumns {
   parentAt: Int32Array;
   types: string[];
   roles: (string | undefined)[];
-  timestamps: string[];
+  /** As saved: one string per entry; as read back from an index: the lines, decoded when asked for. */
+  timestamps: string[] | TextLines;
   lines: Int32Array;
   offsets: Float64Array;
   lengths: Float64Array;

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import * as zlib from "node:zlib";
 import type { StoreColumns } from "./entry-store";
 import type { LineProblem } from "./errors";
+import { TextLines } from "./text-lines";
 import type { SessionHeader } from "./types";
 
 /** Bump when the layout or the meaning of an index changes: older indexes are then rebuilt. */
@@ -90,8 +91,9 @@ export function encodeIndex(data: SessionIndexData): Buffer | undefined {
   const typeCodes = codes(c.types, typeNames);
   const roleCodes = codes(c.roles, roleNames);
   if (!typeCodes || !roleCodes) return undefined; // over 255 distinct types: not worth an index
-  const stringsJson = c.ids.some((s) => s.includes("\n")) || c.timestamps.some((s) => s.includes("\n"));
-  const strings = Buffer.from(stringsJson ? JSON.stringify([...c.ids, ...c.timestamps]) : `${c.ids.join("\n")}\n${c.timestamps.join("\n")}`, "utf8");
+  const times = Array.isArray(c.timestamps) ? c.timestamps : c.timestamps.toArray();
+  const stringsJson = c.ids.some((s) => s.includes("\n")) || times.some((s) => s.includes("\n"));
+  const strings = Buffer.from(stringsJson ? JSON.stringify([...c.ids, ...times]) : `${c.ids.join("\n")}\n${times.join("\n")}`, "utf8");
   const meta: Meta = {
     format: INDEX_FORMAT,
     key: data.key,
@@ -168,8 +170,27 @@ export function decodeIndex(buf: Buffer): SessionIndexData | undefined {
     at += n;
     if (at + meta.stringBytes !== body) return undefined;
     const text = buf.toString("utf8", at, at + meta.stringBytes);
-    const strings = meta.stringsJson ? (JSON.parse(text) as string[]) : n === 0 ? [] : text.split("\n");
-    if (strings.length !== 2 * n) return undefined;
+    let ids: string[];
+    let timestamps: string[] | TextLines;
+    if (meta.stringsJson) {
+      const strings = JSON.parse(text) as string[];
+      if (strings.length !== 2 * n) return undefined;
+      ids = strings.slice(0, n);
+      timestamps = strings.slice(n);
+    } else if (n === 0) {
+      if (text !== "\n") return undefined;
+      ids = [];
+      timestamps = [];
+    } else {
+      // The ids are split now (every lookup needs them); the timestamps stay one text until asked for.
+      let end = -1;
+      for (let k = 0; k < n && (k === 0 || end >= 0); k++) end = text.indexOf("\n", end + 1);
+      if (end < 0) return undefined;
+      ids = text.slice(0, end).split("\n");
+      const times = TextLines.of(text.slice(end + 1), n);
+      if (ids.length !== n || !times) return undefined;
+      timestamps = times;
+    }
     const types = new Array<string>(n);
     const roles = new Array<string | undefined>(n);
     for (let i = 0; i < n; i++) {
@@ -186,12 +207,12 @@ export function decodeIndex(buf: Buffer): SessionIndexData | undefined {
       problems: meta.problems,
       columns: {
         count: n,
-        ids: strings.slice(0, n),
+        ids,
         parentIds: meta.parentIds,
         parentAt,
         types,
         roles,
-        timestamps: strings.slice(n),
+        timestamps,
         lines,
         offsets,
         lengths,

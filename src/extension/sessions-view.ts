@@ -50,7 +50,12 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
   ) {
     this.view = vscode.window.createTreeView("arbor.sessions", { treeDataProvider: this, showCollapseAll: true });
     this.disposables.add(this.view);
-    this.disposables.add(host.onDidChangeSession(() => this.refresh()));
+    this.disposables.add(
+      host.onDidChangeSession(() => {
+        this.markCurrent();
+        this.refresh();
+      }),
+    );
     this.disposables.add(host.onDidChange((c) => (c.kind === "name" || (c.kind === "entries" && c.entries.some((e) => e.type === "message"))) && this.refresh()));
     this.rewatch();
     void this.updateContext();
@@ -117,6 +122,22 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
         this.startUpdate();
       }, 250);
     }
+  }
+
+  /**
+   * Redraws the rows of the session that stopped being the current one and of the new one now, not
+   * with the next listing. VS Code drops a click on a row whose command was just replaced (its
+   * arguments are looked up by an id that the redraw retires), and the user's next click right
+   * after a switch is often on the session just left: it must not land during that redraw.
+   */
+  private markCurrent(): void {
+    const shown = this.roots;
+    const current = this.host.current?.getSessionFile() ?? undefined;
+    if (!shown || current === this.drawnCurrent) return;
+    const paths = new Set([current, this.drawnCurrent].filter((p): p is string => p !== undefined));
+    this.drawnCurrent = current;
+    const nodes = nodesFor(shown, paths);
+    if (nodes.length) this.changed.fire(nodes);
   }
 
   private startUpdate(): void {

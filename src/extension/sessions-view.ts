@@ -131,13 +131,17 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
    * after a switch is often on the session just left: it must not land during that redraw.
    */
   private markCurrent(): void {
-    const shown = this.roots;
+    const nodes = this.roots ? this.currentChanged(this.roots) : [];
+    if (nodes.length) this.changed.fire(nodes);
+  }
+
+  /** The rows whose "current" mark is out of date (the session that was current and the one now), noted as drawn. */
+  private currentChanged(shown: readonly SessionNode[]): SessionNode[] {
     const current = this.host.current?.getSessionFile() ?? undefined;
-    if (!shown || current === this.drawnCurrent) return;
+    if (current === this.drawnCurrent) return [];
     const paths = new Set([current, this.drawnCurrent].filter((p): p is string => p !== undefined));
     this.drawnCurrent = current;
-    const nodes = nodesFor(shown, paths);
-    if (nodes.length) this.changed.fire(nodes);
+    return nodesFor(shown, paths);
   }
 
   private startUpdate(): void {
@@ -177,12 +181,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
       this.changed.fire(undefined);
       return;
     }
-    const redraw = new Set(merged.changed);
-    if (current !== this.drawnCurrent) {
-      const paths = new Set([current, this.drawnCurrent].filter((p): p is string => p !== undefined));
-      for (const node of nodesFor(shown, paths)) redraw.add(node);
-      this.drawnCurrent = current;
-    }
+    const redraw = new Set([...merged.changed, ...this.currentChanged(shown)]);
     if (redraw.size) this.changed.fire([...redraw]);
   }
 

@@ -184,8 +184,10 @@ export function decodeIndex(buf: Buffer): SessionIndexData | undefined {
     } else {
       // The ids are split now (every lookup needs them); the timestamps stay one text until asked for.
       let end = -1;
-      for (let k = 0; k < n && (k === 0 || end >= 0); k++) end = text.indexOf("\n", end + 1);
-      if (end < 0) return undefined;
+      for (let k = 0; k < n; k++) {
+        end = text.indexOf("\n", end + 1);
+        if (end < 0) return undefined;
+      }
       ids = text.slice(0, end).split("\n");
       const times = TextLines.of(text.slice(end + 1), n);
       if (ids.length !== n || !times) return undefined;

@@ -36,7 +36,7 @@ class Marks {
   private quoteAt = -1;
   private slashFrom = Infinity;
   private slashAt = -1;
-  constructor(private readonly b: Buffer) {}
+  constructor(readonly b: Buffer) {}
 
   quote(q: number): number {
     if (q < this.quoteFrom || q > this.quoteAt) {
@@ -208,6 +208,15 @@ function content(b: Buffer, p: number, q: number): unknown {
     }
     return b[i] === 0x5d ? blocks : undefined;
   }
+}
+
+/**
+ * After the JSON value (or key) whose first byte is at `p` in `b`, a line that has been checked as
+ * strict JSON, or -1 when it does not end before `e`. Only skips: nothing is decoded.
+ */
+export function skipValue(b: Buffer, p: number, e: number): number {
+  if (marks.b !== b) marks = new Marks(b);
+  return endOfValue(b, p, e);
 }
 
 /**

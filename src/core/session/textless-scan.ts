@@ -10,48 +10,14 @@
  */
 import { FIELD_CONTENT, FIELD_STOP_REASON, type LineHead, VALUE_ARRAY, VALUE_MISSING, VALUE_NULL, VALUE_OTHER, VALUE_STRING } from "./json-scan";
 import { isSpace } from "./summarize";
+import { skipValue } from "./summary-scan";
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
-/** After the string whose opening quote is at `p` (the line is valid JSON). */
-function afterString(b: Buffer, p: number): number {
-  let q = p + 1;
-  for (;;) {
-    const quote = b.indexOf(QUOTE, q);
-    let slashes = 0;
-    while (b[quote - 1 - slashes] === BACKSLASH) slashes++;
-    if (slashes % 2 === 0) return quote + 1;
-    q = quote + 1;
-  }
-}
-
-/** After the value at `p` (the line is valid JSON, with no white space but spaces between tokens). */
+/** After the value (or key) at `p` of a line `scanLine` has read as strict JSON. */
 function afterValue(b: Buffer, p: number): number {
-  const c = b[p];
-  if (c === QUOTE) return afterString(b, p);
-  if (c === 0x7b || c === 0x5b) {
-    let depth = 0;
-    for (;;) {
-      const x = b[p]!;
-      if (x === QUOTE) {
-        p = afterString(b, p);
-        continue;
-      }
-      if (x === 0x7b || x === 0x5b) depth++;
-      else if (x === 0x7d || x === 0x5d) {
-        depth--;
-        if (depth === 0) return p + 1;
-      }
-      p++;
-    }
-  }
-  while (p < b.length) {
-    const x = b[p]!;
-    if (x === 0x2c || x === 0x7d || x === 0x5d || x === 0x20) return p;
-    p++;
-  }
-  return p;
+  return skipValue(b, p, b.length);
 }
 
 function skipSpaces(b: Buffer, p: number): number {
@@ -148,7 +114,7 @@ function blockHasVisibleText(b: Buffer, p: number): { visible: boolean; end: num
   p = skipSpaces(b, p + 1);
   if (b[p] !== 0x7d) {
     for (;;) {
-      const keyEnd = afterString(b, p) - 1;
+      const keyEnd = afterValue(b, p) - 1;
       const keyStart = p + 1;
       if (hasBackslash(b, keyStart, keyEnd)) return undefined; // an escaped key might spell "type" or "text"
       p = skipSpaces(b, keyEnd + 1);

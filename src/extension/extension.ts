@@ -18,6 +18,7 @@ import { ModelService } from "./models/model-service";
 import { resolveAgentDir } from "../core/session/paths";
 import { sessionConfig } from "./session-config";
 import { SessionHost, type SessionLocation } from "./session-host";
+import { prepareListedSessions } from "./session-preparation";
 import { SessionsView } from "./sessions-view";
 import { PiExtensions } from "./pi/pi-extensions";
 import { modelAccessOf } from "./pi/pi-model-access";
@@ -108,6 +109,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   context.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration("arbor.extensions.handlerTimeout") && applyHandlerTimeout()));
   const sessions = new SessionsView(host, location, log);
   context.subscriptions.push(sessions);
+  context.subscriptions.push(prepareListedSessions(sessions, host, log));
   const summarizer: BranchSummarizer = {
     // A model that is still configured (models.json may have dropped it since the session chose it).
     available: () => {

@@ -27,6 +27,9 @@ export function matchesQuery(info: SessionInfo, query: string): boolean {
 export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<SessionNode | SessionNode[] | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
+  private readonly listed = new vscode.EventEmitter<readonly SessionInfo[]>();
+  /** Every listing read from disk (before a search narrows it), for work that follows the list. */
+  readonly onDidList = this.listed.event;
   private readonly disposables = new DisposableStore();
   private readonly watcher = new MutableDisposable<{ dispose(): void }>();
   /** The rows VS Code was last given (the node objects it knows the rows by). */
@@ -50,6 +53,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
   ) {
     this.view = vscode.window.createTreeView("arbor.sessions", { treeDataProvider: this, showCollapseAll: true });
     this.disposables.add(this.view);
+    this.disposables.add(this.listed);
     this.disposables.add(
       host.onDidChangeSession(() => {
         this.markCurrent();
@@ -225,6 +229,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
       this.log.error(`listing sessions: ${(err as Error).message}`);
       infos = [];
     }
+    this.listed.fire(infos);
     if (this.query) infos = infos.filter((i) => matchesQuery(i, this.query));
     await vscode.commands.executeCommand("setContext", "arbor.hasSessions", infos.length > 0);
     return this.query ? infos.map((info) => ({ info, forks: [] })) : nestForks(infos);

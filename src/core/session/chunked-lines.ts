@@ -61,7 +61,7 @@ export interface LinesRead {
  * loop runs between chunks, so that a gigabyte file neither blocks the process nor lives in
  * memory at once: two chunk buffers are all it holds (more only for a line longer than a chunk).
  */
-export async function readLines(fd: number, from: number, to: number, firstLine: number, visit: LineVisitor, visitLong?: LongLineVisitor): Promise<LinesRead> {
+export async function readLines(fd: number, from: number, to: number, firstLine: number, visit: LineVisitor, visitLong?: LongLineVisitor, between?: () => Promise<void> | undefined): Promise<LinesRead> {
   let cur = block(Math.min(CHUNK_BYTES, Math.max(4096, to - from)));
   let spare: Block | undefined;
   let pos = from;
@@ -129,6 +129,9 @@ export async function readLines(fd: number, from: number, to: number, firstLine:
       s = nl + 1;
     }
     const n = await pending;
+    // Between two chunks, a caller may hold the read (a background preparation gives way to an open).
+    const held = stopped ? undefined : between?.();
+    if (held) await held;
     if (stopped) return { consumedBytes: base + s - from, consumedLines: lineNo - firstLine, fragment: Buffer.alloc(0), stopped: true };
     base += lastNl + 1;
     spare = cur;

@@ -142,6 +142,19 @@ function column<T extends Float64Array | Int32Array | Uint8Array>(buf: Buffer, a
   return make(buf.buffer.slice(start, start + count * width) as ArrayBuffer);
 }
 
+/** The key in the head of an index (its magic, meta length and meta), or undefined: not checked against the checksum. */
+export function peekIndexKey(head: Buffer): IndexKey | undefined {
+  try {
+    if (head.length < 12 || !head.subarray(0, 8).equals(MAGIC)) return undefined;
+    const metaLength = head.readUInt32LE(8);
+    if (head.length < 12 + metaLength) return undefined;
+    const meta = JSON.parse(head.toString("utf8", 12, 12 + metaLength)) as Meta;
+    return meta.format === INDEX_FORMAT ? meta.key : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The index in `buf`, or undefined when it is not a complete, intact index of this format. */
 export function decodeIndex(buf: Buffer): SessionIndexData | undefined {
   try {

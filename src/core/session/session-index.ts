@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { defaultCacheDir } from "./cache-dir";
 import type { EntryStore } from "./entry-store";
 import { writeFileAtomic } from "./file-io";
-import { decodeIndex, encodeIndex, type IndexKey, type SessionIndexData } from "./index-codec";
+import { decodeIndex, encodeIndex, peekIndexKey, type IndexKey, type SessionIndexData } from "./index-codec";
 import type { LineProblem } from "./errors";
 import type { SessionHeader } from "./types";
 
@@ -69,6 +69,36 @@ export async function readIndex(path: string, dir: string): Promise<{ data: Sess
   // Used: it stays in the cache longer than indexes nobody opens.
   if (data) fs.utimes(file, new Date(), new Date()).catch(() => undefined);
   return { data, found: true };
+}
+
+/**
+ * Whether the saved index of `path` still describes the file as `st` shows it, read from the
+ * index's head only (no checksum, no tail hash): cheap enough to ask for every listed session.
+ * A "yes" here is a hint for preparing indexes ahead of time; an open still checks in full.
+ */
+export async function indexLooksCurrent(path: string, dir: string, st: Stats): Promise<boolean> {
+  let handle: fs.FileHandle | undefined;
+  try {
+    handle = await fs.open(indexFileFor(path, dir), "r");
+    const k = peekIndexKey(await readHead(handle));
+    return !!k && k.path === resolve(path) && k.dev === st.dev && k.ino === st.ino && k.size === st.size && k.mtimeMs === st.mtimeMs && k.ctimeMs === st.ctimeMs;
+  } catch {
+    return false;
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+/** The first bytes of an index file: its magic, meta length and meta (capped, a head is never the whole file). */
+async function readHead(handle: fs.FileHandle): Promise<Buffer> {
+  const head = Buffer.alloc(12);
+  const { bytesRead } = await handle.read(head, 0, 12, 0);
+  if (bytesRead < 12) return head.subarray(0, bytesRead);
+  const metaLength = Math.min(head.readUInt32LE(8), 64 * 1024 * 1024);
+  const all = Buffer.alloc(12 + metaLength);
+  head.copy(all);
+  const more = await handle.read(all, 12, metaLength, 12);
+  return all.subarray(0, 12 + more.bytesRead);
 }
 
 /**

@@ -46,6 +46,10 @@ export interface LoadedSession {
 export interface LoadOptions {
   /** The reopen index (default: on, in Arbor's cache folder, for files of 1 MiB and more). */
   index?: IndexOptions | false;
+  /** Stops the read between two chunks of the file; the load then rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Asked between two chunks of the file: a promise holds the read until it settles. */
+  pause?: () => Promise<void> | undefined;
 }
 
 /**
@@ -106,15 +110,16 @@ export async function loadSession(path: string, opts: LoadOptions = {}): Promise
           const ingest = new LineIngest(store);
           ingest.resume(data.header, data.fileVersion);
           ingest.problems.push(...data.problems.filter((p) => p.line <= data.lineCount));
-          loaded = { ...(await readInto(path, store, ingest, stamp, data.offset, data.lineCount + 1)), indexUse: use };
+          loaded = { ...(await readInto(path, store, ingest, stamp, data.offset, data.lineCount + 1, opts)), indexUse: use };
         }
       }
     }
     if (!loaded) {
       const store = new EntryStore();
       store.reader = reader;
-      loaded = { ...(await readInto(path, store, new LineIngest(store), stamp, 0, 1)), indexUse: use };
+      loaded = { ...(await readInto(path, store, new LineIngest(store), stamp, 0, 1, opts)), indexUse: use };
     }
+    opts.signal?.throwIfAborted();
     if (dir !== undefined && use !== "off" && use !== "unchanged") {
       const snapshot = snapshotForIndex(path, st, fd, { ...loaded, size: stamp.size });
       if (snapshot) {
@@ -125,6 +130,7 @@ export async function loadSession(path: string, opts: LoadOptions = {}): Promise
     return loaded;
   } catch (err) {
     reader.close();
+    if (opts.signal?.aborted && err === opts.signal.reason) throw err;
     throw err instanceof SessionError ? err : ioError(err, "read", path);
   }
 }
@@ -133,16 +139,17 @@ export async function loadSession(path: string, opts: LoadOptions = {}): Promise
  * Reads bytes [from, stamp.size) of a file into `ingest` (lines numbered from `firstLine`) and
  * finishes the index: the header check, version-1 migration, the torn or unterminated last line.
  */
-export async function readInto(path: string, store: EntryStore, ingest: LineIngest, stamp: FileStamp, from: number, firstLine: number): Promise<Omit<LoadedSession, "indexUse">> {
+export async function readInto(path: string, store: EntryStore, ingest: LineIngest, stamp: FileStamp, from: number, firstLine: number, control: Pick<LoadOptions, "signal" | "pause"> = {}): Promise<Omit<LoadedSession, "indexUse">> {
   const fd = store.reader!.descriptor;
   const read = await readLines(fd, from, stamp.size, firstLine, (buf, words, s, e, lineNo, fileOffset) => {
     ingest.take(buf, words, s, e, lineNo, fileOffset);
-    return ingest.stopped;
+    return ingest.stopped || control.signal?.aborted;
   }, (head, lineNo, _fileOffset, length) => {
     // Past the engine's string limit (issue 9.5): a bad line like any other, reported and kept.
     ingest.problems.push(tooLongProblem(lineNo, length, head));
     return ingest.stopped;
-  });
+  }, control.pause);
+  control.signal?.throwIfAborted();
   let offset = from + read.consumedBytes;
   let lineCount = firstLine - 1 + read.consumedLines;
   const problems = ingest.problems;

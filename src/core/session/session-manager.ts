@@ -22,6 +22,7 @@ import { branchedLines, writeMigratedLines } from "./session-rewrite";
 import { writeJsonLines, writeSessionFile } from "./session-file-write";
 import { listAllSessions, listSessions, type ListOptions, type SessionInfo } from "./session-list";
 import { loadSession, type LoadedSession } from "./session-loader";
+import { preparedSessions } from "./session-preparer";
 import { assertRegularFile } from "./session-file-check";
 import type { IndexOptions, IndexUse } from "./session-index";
 import {
@@ -131,7 +132,15 @@ export class SessionManager extends SessionReader implements Disposable {
     const file = resolve(path);
     // A FIFO, device or folder is refused before it is opened (a read would hang) or locked.
     await assertRegularFile(file);
-    const loaded = await loadSession(file, { index: opts.index });
+    // A session being prepared in the background is taken as it stands (never read twice), and any
+    // other preparation waits while this one opens.
+    const claim = opts.index === false ? undefined : preparedSessions.claim(file);
+    let loaded: LoadedSession;
+    try {
+      loaded = (await claim?.loaded) ?? (await loadSession(file, { index: opts.index }));
+    } finally {
+      claim?.done();
+    }
     const cwd = opts.cwdOverride ?? (typeof loaded.header.cwd === "string" ? loaded.header.cwd : process.cwd());
     const sm = new SessionManager(loaded.header, cwd, opts.forkDir ?? dirname(file), file, true);
     sm.index = opts.index;

@@ -8,6 +8,7 @@ import * as assert from "node:assert/strict";
 import { appendFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { indexLooksCurrent } from "../../src/core/session/session-index";
+import * as loaderModule from "../../src/core/session/session-loader";
 import { loadSession } from "../../src/core/session/session-loader";
 import { SessionManager } from "../../src/core/session/session-manager";
 import { preparedSessions, SessionPreparer, sessionsToPrepare } from "../../src/core/session/session-preparer";
@@ -186,7 +187,7 @@ describe("background preparation of sessions", () => {
       },
     });
     // Loads other than the preparation's (which passes a signal) are counted: the open must make none.
-    const loader = require("../../src/core/session/session-loader") as { loadSession: typeof loadSession };
+    const loader = loaderModule as { loadSession: typeof loadSession };
     const real = loader.loadSession;
     let ownLoads = 0;
     loader.loadSession = (path, opts) => {

@@ -1,4 +1,5 @@
 import * as vscode from "vscode";
+import { preparedSessions } from "../core/session/session-preparer";
 
 /**
  * Registers a set of commands. A handler that fails is logged and shown as an error message, so a
@@ -7,6 +8,7 @@ import * as vscode from "vscode";
 export function registerCommandSet<Id extends string>(ids: readonly Id[], handlers: Record<Id, (...args: unknown[]) => unknown>, log: vscode.LogOutputChannel): vscode.Disposable[] {
   return ids.map((id) =>
     vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+      preparedSessions.userActive();
       try {
         return await handlers[id](...args);
       } catch (err) {

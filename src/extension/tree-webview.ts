@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import * as vscode from "vscode";
 import type { HostToWebviewMessage } from "../protocol/messages";
+import { preparedSessions } from "../core/session/session-preparer";
 import type { TreeHub } from "../protocol/tree-host";
 import { renderWebviewHtml } from "../protocol/webview-html";
 
@@ -44,6 +45,8 @@ export function connectTreeWebview(webview: vscode.Webview, hub: TreeHub, record
   });
   const sub = webview.onDidReceiveMessage((m: unknown) => {
     recorder?.received(m);
+    // Background indexing waits while the user works in the tree.
+    preparedSessions.userActive();
     port.receive(m);
   });
   return new vscode.Disposable(() => {

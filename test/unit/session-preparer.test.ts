@@ -159,6 +159,23 @@ describe("background preparation of sessions", () => {
     assert.ok(await indexLooksCurrent(big, indexDir, statSync(big)));
   });
 
+  it("waits while the user is doing something, and goes on a moment after", async () => {
+    const big = join(tmp.dir, "big.jsonl");
+    writeSession(big, 12_000, 1000);
+    preparer.configure({
+      index: index(),
+      afterOpenMs: 2_000,
+      onBusy: (p) => {
+        busy.push(p);
+        if (p === big) preparer.userActive();
+      },
+    });
+    preparer.prepare([big]);
+    await until(() => preparer.holding, "held while the user is active");
+    await until(() => busy.length === 2, "finished once the user is idle");
+    assert.ok(await indexLooksCurrent(big, indexDir, statSync(big)));
+  });
+
   it("reads a file again when it changed after it was prepared", async () => {
     const a = join(tmp.dir, "a.jsonl");
     const other = join(tmp.dir, "other.jsonl");

@@ -107,6 +107,14 @@ export class SessionPreparer {
     return { loaded: job.loaded.then((loaded) => (loaded && unchangedSince(loaded, file) ? loaded : discard(loaded))), done };
   }
 
+  /**
+   * The user is doing something (a command, a click in the tree or the chat): a preparation waits,
+   * from its next chunk, until a moment after the last of these, so the user's work has the machine.
+   */
+  userActive(): void {
+    this.quietUntil = Math.max(this.quietUntil, Date.now() + (this.options.afterOpenMs ?? AFTER_OPEN_MS));
+  }
+
   /** Stops the preparation under way and forgets the rest. */
   dispose(): void {
     this.disposed = true;
@@ -123,6 +131,7 @@ export class SessionPreparer {
   /** Between two chunks: a promise while an open has the machine. */
   private readonly pause = (): Promise<void> | undefined => {
     if (!this.held() || this.job?.claimed) return undefined;
+    if (!this.resumeTimer) this.scheduleResume(Math.max(50, this.quietUntil - Date.now()));
     return new Promise<void>((go) => this.waiters.push(go));
   };
 

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import * as vscode from "vscode";
+import { preparedSessions } from "../../core/session/session-preparer";
 import { DisposableStore } from "../../core/util/disposable";
 import type { HostToChatMessage } from "../../protocol/chat-messages";
 import { renderWebviewHtml } from "../../protocol/webview-html";
@@ -31,7 +32,13 @@ function bindChatWebview(webview: vscode.Webview, extensionUri: vscode.Uri, cont
     },
   };
   store.add(controller.attach(surface));
-  store.add(webview.onDidReceiveMessage((m: unknown) => controller.receive(surface, m)));
+  store.add(
+    webview.onDidReceiveMessage((m: unknown) => {
+      // Background indexing waits while the user works in the chat.
+      preparedSessions.userActive();
+      controller.receive(surface, m);
+    }),
+  );
   store.add(watchWebviewStart(webview, { ...start, render, visible }));
   return surface;
 }

@@ -128,7 +128,8 @@ export class AppendQueue {
 
   /** The append handle, checked to hold the file this queue writes; with the file's size before the write. */
   private async open(): Promise<{ handle: fs.FileHandle; size: number }> {
-    await this.checkPath();
+    // The path was checked just before (writeBatch); opening it again needs one more look, as "a+" would create a missing file.
+    if (!this.handle) await this.checkPath();
     // "a+": appends, and reads the last byte when the file may end with a torn line
     this.handle ??= await fs.open(this.path, "a+");
     const st = await this.handle.stat();
@@ -162,11 +163,18 @@ export class AppendQueue {
         await handle.read(last, 0, 1, sizeBefore - 1);
         if (last[0] !== 0x0a) this.needsLeadingNewline = true;
       }
-      const parts = [Buffer.from(this.needsLeadingNewline ? "\n" : "", "utf8"), ...batch.map((l) => Buffer.from(`${l.text}\n`, "utf8"))];
-      leadBytes = parts[0]!.length;
-      let total = leadBytes;
-      for (const part of parts.slice(1)) ends.push((total += part.length));
-      bytes = Buffer.concat(parts, total);
+      // Each line is encoded once, straight into one buffer (at most 3 bytes per UTF-16 unit), and its end noted.
+      let room = 1;
+      for (const line of batch) room += line.text.length + 1;
+      const out = Buffer.allocUnsafe(room * 3);
+      let total = this.needsLeadingNewline ? out.write("\n", 0) : 0;
+      leadBytes = total;
+      for (const line of batch) {
+        total += out.write(line.text, total, "utf8");
+        out[total++] = 0x0a;
+        ends.push(total);
+      }
+      bytes = out.subarray(0, total);
       while (written < bytes.length) {
         const { bytesWritten } = await handle.write(bytes, written, bytes.length - written);
         written += bytesWritten;

@@ -8,6 +8,8 @@ import { walkTree, type TreeStep, type TreeView } from "./tree-walk";
 /** Where a command writes; `drain` resolves when the consumer has taken what was written. */
 export interface StreamOutput {
   stdout(text: string): void;
+  /** Text already escaped field by field (see Output.stdoutEscaped). */
+  stdoutEscaped?(text: string): void;
   stderr(text: string): void;
   drain?(): Promise<void>;
 }
@@ -66,7 +68,8 @@ export async function writeTree(sm: SessionManager, file: string, opts: TreeComm
     if (!batch.length) return;
     const positions = batch.filter((s) => s.pos >= 0 && (!json || opts.preview)).map((s) => s.pos);
     const summaries = new Map<number, EntrySummary>();
-    const made = tree.summariesAt(positions);
+    // One pass over the session: summaries are used once and not cached.
+    const made = tree.summariesAt(positions, false);
     positions.forEach((p, k) => summaries.set(p, made[k]!));
     const lines: string[] = [];
     for (const step of batch) {
@@ -75,7 +78,9 @@ export async function writeTree(sm: SessionManager, file: string, opts: TreeComm
     }
     const sep = opts.format === "json" ? ",\n" : "\n";
     const lead = opts.format === "json" ? (written === batch.length ? "\n" : ",\n") : "";
-    out.stdout(lead + lines.join(sep) + (opts.format === "json" ? "" : "\n"));
+    // Text lines are built from fields escaped one by one (oneLine) and need no second pass.
+    const write = json ? out.stdout : (out.stdoutEscaped ?? out.stdout);
+    write.call(out, lead + lines.join(sep) + (opts.format === "json" ? "" : "\n"));
     batch.length = 0;
     await out.drain?.();
   };

@@ -467,8 +467,12 @@ export class EntryStore {
     return summary;
   }
 
-  /** Summaries of many entries at once, reading their bodies in sequential blocks. */
-  summariesAt(positions: ArrayLike<number>): EntrySummary[] {
+  /**
+   * Summaries of many entries at once, reading their bodies in sequential blocks. `keep: false`
+   * is for one pass over a whole session (the command line's tree): the summaries made are not
+   * cached, so memory stays with the index.
+   */
+  summariesAt(positions: ArrayLike<number>, keep = true): EntrySummary[] {
     const out: EntrySummary[] = new Array(positions.length);
     const missing: number[] = [];
     const slot = new Map<number, number[]>();
@@ -486,7 +490,8 @@ export class EntryStore {
       }
     }
     this.forEachLine(missing, (i, held, buf, at) => {
-      const summary = held ? this.summaryAt(i) : this.cacheSummary(i, this.summaryFromLine(i, buf!, at));
+      const made = held ? undefined : this.summaryFromLine(i, buf!, at);
+      const summary = made === undefined ? this.summaryAt(i) : keep ? this.cacheSummary(i, made) : made;
       for (const k of slot.get(i)!) out[k] = summary;
     });
     return out;

@@ -67,9 +67,9 @@ export class SessionTreeIndex {
   summaryAt(pos: number): EntrySummary {
     return this.store.summaryAt(pos);
   }
-  /** Summaries of many entries, their bodies read in sequential blocks. */
-  summariesAt(positions: ArrayLike<number>): EntrySummary[] {
-    return this.store.summariesAt(positions);
+  /** Summaries of many entries, their bodies read in sequential blocks (`keep: false`: not cached, for one pass over all). */
+  summariesAt(positions: ArrayLike<number>, keep = true): EntrySummary[] {
+    return this.store.summariesAt(positions, keep);
   }
 
   /** Marks the positions on the path from the root to `leafId` (1 = on it). */

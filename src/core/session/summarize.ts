@@ -5,7 +5,7 @@ import { CHECKOUT_CUSTOM_TYPE, type ImageContent, type SessionEntry, type TextCo
 const PREVIEW_LIMIT = 200;
 
 /** Characters of source text read for a preview: enough for PREVIEW_LIMIT after collapsing whitespace. */
-const PREVIEW_SOURCE = PREVIEW_LIMIT * 2;
+export const PREVIEW_SOURCE = PREVIEW_LIMIT * 2;
 
 /** The characters JavaScript's `\s` (and `trim`) treat as white space. */
 export function isSpace(c: number): boolean {

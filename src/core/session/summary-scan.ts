@@ -9,14 +9,16 @@
  * and the caller parses the line in full.
  */
 
+import { PREVIEW_SOURCE } from "./summarize";
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
 /**
- * Bytes of a long text that are decoded: at least 400 characters (the preview's source) even
- * when every character is a six-byte `\uXXXX` escape.
+ * Characters (UTF-16 code units) of a long text that are read: a preview is made from at most its
+ * first PREVIEW_SOURCE characters (summarize.ts), and every test of a text's length looks below that.
  */
-const TEXT_BYTES = 2400;
+const TEXT_UNITS = PREVIEW_SOURCE;
 
 function ws(b: Buffer, p: number, e: number): number {
   while (p < e) {
@@ -121,28 +123,42 @@ function exact(b: Buffer, p: number, q: number): unknown {
   return JSON.parse(b.toString("utf8", p, q));
 }
 
-/** A string value cut to its first TEXT_BYTES bytes (at a clean point), or the exact value when short or not a string. */
-function text(b: Buffer, p: number, q: number): unknown {
-  if (b[p] !== QUOTE || q - p <= TEXT_BYTES + 2) return exact(b, p, q);
-  // Walk the escapes up to the cut, so that it never falls inside one.
-  let cut = p + 1;
-  const limit = p + 1 + TEXT_BYTES;
-  while (cut < limit) {
-    const slash = marks.slash(cut);
-    if (slash >= limit) {
-      cut = limit;
-      break;
+/**
+ * Where to cut the string whose characters start at `from` (after its opening quote) and end at
+ * `to` (its closing quote) so that at least `units` UTF-16 code units are kept: never inside an
+ * escape or a UTF-8 sequence. `to` when the whole string is shorter.
+ */
+function cutAfterUnits(b: Buffer, from: number, to: number, units: number): number {
+  let q = from;
+  let n = 0;
+  while (n < units) {
+    if (q >= to) return to;
+    const c = b[q]!;
+    if (c < 0x80) {
+      q += c === BACKSLASH ? (b[q + 1] === 0x75 ? 6 : 2) : 1;
+      n++;
+    } else if (c < 0xe0) {
+      q += 2;
+      n++;
+    } else if (c < 0xf0) {
+      q += 3;
+      n++;
+    } else {
+      q += 4;
+      n += 2;
     }
-    const step = b[slash + 1] === 0x75 ? 6 : 2;
-    if (slash + step > limit) {
-      cut = slash;
-      break;
-    }
-    cut = slash + step;
   }
+  return Math.min(q, to);
+}
+
+/** A string value cut after its first TEXT_UNITS characters (at a clean point), or the exact value when short or not a string. */
+function text(b: Buffer, p: number, q: number): unknown {
+  if (b[p] !== QUOTE || q - p <= TEXT_UNITS + 2) return exact(b, p, q);
+  const cut = cutAfterUnits(b, p + 1, q - 1, TEXT_UNITS);
+  if (cut >= q - 1) return exact(b, p, q);
   const kept = JSON.parse(`"${b.toString("utf8", p + 1, cut)}"`) as string;
   // Only white space before the cut: whether the text shows anything (an assistant turn with text or
-  // without) depends on the rest, so read it whole (rare: a text that starts with 2 KB of blanks).
+  // without) depends on the rest, so read it whole (rare: a text that starts with 400 blanks).
   return kept.trim() === "" ? exact(b, p, q) : kept;
 }
 

@@ -5,6 +5,7 @@ import { migrateEntryToV3 } from "./migrate";
 import { summarizeEntry } from "./summarize";
 import { lightMessageEntry } from "./summary-scan";
 import { IdIndex } from "./id-index";
+import { runSteps, STEP_EVERY, type Steps } from "../util/steps";
 import type { TextLines } from "./text-lines";
 import { isTextlessTurn } from "../tree/search-text";
 import { CHECKOUT_CUSTOM_TYPE, type SessionEntry } from "./types";
@@ -221,6 +222,11 @@ export class EntryStore {
 
   /** A store over `reader`'s file from saved columns (the reopen index). */
   static restore(c: StoreColumns, reader: BodyReader): EntryStore {
+    return runSteps(EntryStore.restoreSteps(c, reader));
+  }
+
+  /** restore as steps (see runStepsInSlices): the passes over every entry yield as they go. */
+  static *restoreSteps(c: StoreColumns, reader: BodyReader): Steps<EntryStore> {
     const store = new EntryStore();
     store.reader = reader;
     store.count = c.count;
@@ -230,6 +236,8 @@ export class EntryStore {
     for (let i = 0; i < c.count; i++) {
       const at = c.parentAt[i]!;
       store.parents[i] = at >= 0 ? c.ids[at]! : null;
+      if (at >= i) store.forwardParents = true;
+      if ((i + 1) % STEP_EVERY === 0) yield;
     }
     for (const [i, parentId] of c.parentIds) store.parents[i] = parentId;
     store.types = c.types;
@@ -245,9 +253,11 @@ export class EntryStore {
     store.migrateOnParse = c.migrateOnParse;
     store.assistants = c.assistants;
     store.duplicates = c.duplicates;
-    for (let i = 0; i < c.count; i++) if (c.parentAt[i]! >= i) store.forwardParents = true;
     store.byId.reserve(c.count);
-    for (let i = 0; i < c.count; i++) store.byId.set(c.ids[i]!, i);
+    for (let i = 0; i < c.count; i++) {
+      store.byId.set(c.ids[i]!, i);
+      if ((i + 1) % STEP_EVERY === 0) yield;
+    }
     return store;
   }
 

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import * as zlib from "node:zlib";
 import type { StoreColumns } from "./entry-store";
 import type { LineProblem } from "./errors";
+import { runSteps, STEP_EVERY, type Steps } from "../util/steps";
 import { TextLines } from "./text-lines";
 import type { SessionHeader } from "./types";
 
@@ -9,6 +10,8 @@ import type { SessionHeader } from "./types";
 export const INDEX_FORMAT = 3;
 const MAGIC = Buffer.from("ARBORIX1", "latin1");
 const HASH_BYTES = 20;
+/** Bytes checked between two yields of a stepped decode. */
+const CHECK_SLICE = 4 * 1024 * 1024;
 
 /**
  * The check at the end of an index (it catches a torn or garbled file, not an attacker: the cache
@@ -16,11 +19,24 @@ const HASH_BYTES = 20;
  * 60 MB index; SHA-1 otherwise. An index checked the other way is simply rebuilt.
  */
 function checksum(bytes: Buffer): Buffer {
-  const crc32 = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
-  if (!crc32) return createHash("sha1").update(bytes).digest();
+  return runSteps(checksumSteps(bytes));
+}
+
+/** The checksum, over slices of CHECK_SLICE bytes (a yield after each). */
+function* checksumSteps(bytes: Buffer): Steps<Buffer> {
+  const crc32 = (zlib as { crc32?: (data: Uint8Array, value?: number) => number }).crc32;
+  const hash = crc32 ? undefined : createHash("sha1");
+  let crc = 0;
+  for (let at = 0; at < bytes.length; at += CHECK_SLICE) {
+    const slice = bytes.subarray(at, Math.min(bytes.length, at + CHECK_SLICE));
+    if (crc32) crc = crc32(slice, crc);
+    else hash!.update(slice);
+    yield;
+  }
+  if (hash) return hash.digest();
   const out = Buffer.alloc(HASH_BYTES);
   out.write("crc32", 0, "latin1");
-  out.writeUInt32LE(crc32(bytes), HASH_BYTES - 4);
+  out.writeUInt32LE(crc, HASH_BYTES - 4);
   return out;
 }
 
@@ -157,10 +173,15 @@ export function peekIndexKey(head: Buffer): IndexKey | undefined {
 
 /** The index in `buf`, or undefined when it is not a complete, intact index of this format. */
 export function decodeIndex(buf: Buffer): SessionIndexData | undefined {
+  return runSteps(decodeIndexSteps(buf));
+}
+
+/** decodeIndex as steps (see runStepsInSlices): every pass over the entries yields as it goes. */
+export function* decodeIndexSteps(buf: Buffer): Steps<SessionIndexData | undefined> {
   try {
     if (buf.length < 12 + HASH_BYTES || !buf.subarray(0, 8).equals(MAGIC)) return undefined;
     const body = buf.length - HASH_BYTES;
-    if (!checksum(buf.subarray(0, body)).equals(buf.subarray(body))) return undefined;
+    if (!(yield* checksumSteps(buf.subarray(0, body))).equals(buf.subarray(body))) return undefined;
     const metaLength = buf.readUInt32LE(8);
     const meta = JSON.parse(buf.toString("utf8", 12, 12 + metaLength)) as Meta;
     if (meta.format !== INDEX_FORMAT) return undefined;
@@ -182,35 +203,59 @@ export function decodeIndex(buf: Buffer): SessionIndexData | undefined {
     const roleCodes = buf.subarray(at, at + n);
     at += n;
     if (at + meta.stringBytes !== body) return undefined;
-    const text = buf.toString("utf8", at, at + meta.stringBytes);
+    yield;
     let ids: string[];
     let timestamps: string[] | TextLines;
-    if (meta.stringsJson) {
+    if (!meta.stringsJson && n > 0) {
+      // The ids are split now (every lookup needs them); the timestamps stay one text until asked for.
+      // Both are decoded in pieces that end at a newline (a newline byte is never inside a UTF-8 sequence).
+      const cuts: number[] = [at];
+      let end = at - 1;
+      for (let k = 0; k < n; k++) {
+        end = buf.indexOf(0x0a, end + 1);
+        if (end < 0 || end >= body) return undefined;
+        if ((k + 1) % STEP_EVERY === 0) {
+          cuts.push(end + 1);
+          yield;
+        }
+      }
+      if (cuts[cuts.length - 1] !== end + 1) cuts.push(end + 1);
+      ids = [];
+      for (let c = 1; c < cuts.length; c++) {
+        const piece = buf.toString("utf8", cuts[c - 1]!, cuts[c]! - 1).split("\n");
+        for (const id of piece) ids.push(id);
+        yield;
+      }
+      const pieces: string[] = [];
+      for (let from = end + 1; from < body; ) {
+        const nl = buf.indexOf(0x0a, Math.min(body - 1, from + CHECK_SLICE));
+        const to = nl < 0 || nl >= body ? body : nl + 1;
+        pieces.push(buf.toString("utf8", from, to));
+        from = to;
+        yield;
+      }
+      const times = yield* TextLines.ofSteps(pieces.join(""), n);
+      if (ids.length !== n || !times) return undefined;
+      timestamps = times;
+    } else {
+      const text = buf.toString("utf8", at, at + meta.stringBytes);
+      if (meta.stringsJson) {
       const strings = JSON.parse(text) as string[];
       if (strings.length !== 2 * n) return undefined;
       ids = strings.slice(0, n);
       timestamps = strings.slice(n);
-    } else if (n === 0) {
-      if (text !== "\n") return undefined;
-      ids = [];
-      timestamps = [];
-    } else {
-      // The ids are split now (every lookup needs them); the timestamps stay one text until asked for.
-      let end = -1;
-      for (let k = 0; k < n; k++) {
-        end = text.indexOf("\n", end + 1);
-        if (end < 0) return undefined;
+      } else {
+        if (text !== "\n") return undefined;
+        ids = [];
+        timestamps = [];
       }
-      ids = text.slice(0, end).split("\n");
-      const times = TextLines.of(text.slice(end + 1), n);
-      if (ids.length !== n || !times) return undefined;
-      timestamps = times;
     }
     const types = new Array<string>(n);
     const roles = new Array<string | undefined>(n);
     for (let i = 0; i < n; i++) {
       types[i] = meta.typeNames[typeCodes[i]!]!;
       roles[i] = meta.roleNames[roleCodes[i]!] ?? undefined;
+      if ((i + 1) % STEP_EVERY === 0) yield;
     }
     return {
       key: meta.key,

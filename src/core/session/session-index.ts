@@ -4,7 +4,8 @@ import { join, resolve } from "node:path";
 import { defaultCacheDir } from "./cache-dir";
 import type { EntryStore } from "./entry-store";
 import { writeFileAtomic } from "./file-io";
-import { decodeIndex, encodeIndex, peekIndexKey, type IndexKey, type SessionIndexData } from "./index-codec";
+import { runStepsInSlices } from "../util/steps";
+import { decodeIndexSteps, encodeIndex, peekIndexKey, type IndexKey, type SessionIndexData } from "./index-codec";
 import type { LineProblem } from "./errors";
 import type { SessionHeader } from "./types";
 
@@ -65,7 +66,8 @@ export async function readIndex(path: string, dir: string): Promise<{ data: Sess
   } catch {
     return { data: undefined, found: false };
   }
-  const data = decodeIndex(buf);
+  // In slices: a 1,000,000-entry index is 60 MB, and the extension host must keep answering meanwhile.
+  const data = await runStepsInSlices(decodeIndexSteps(buf));
   // Used: it stays in the cache longer than indexes nobody opens.
   if (data) fs.utimes(file, new Date(), new Date()).catch(() => undefined);
   return { data, found: true };

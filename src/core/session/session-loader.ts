@@ -1,6 +1,7 @@
 import { closeSync, fstatSync, type Stats } from "node:fs";
 import { BodyReader } from "./body-reader";
 import { readLines } from "./chunked-lines";
+import { runStepsInSlices } from "../util/steps";
 import { EntryStore } from "./entry-store";
 import { SessionError, type LineProblem } from "./errors";
 import { ioError } from "./file-io";
@@ -90,7 +91,7 @@ export async function loadSession(path: string, opts: LoadOptions = {}): Promise
         const data = saved.data;
         use = judgeIndex(data, path, st, fd);
         if (use === "unchanged") {
-          const store = EntryStore.restore(data.columns, reader);
+          const store = await runStepsInSlices(EntryStore.restoreSteps(data.columns, reader));
           loaded = {
             header: data.header,
             store,
@@ -106,7 +107,7 @@ export async function loadSession(path: string, opts: LoadOptions = {}): Promise
           };
         } else if (use === "grown") {
           // Only the new bytes are read; a torn last line of the indexed part is read again.
-          const store = EntryStore.restore(data.columns, reader);
+          const store = await runStepsInSlices(EntryStore.restoreSteps(data.columns, reader));
           const ingest = new LineIngest(store);
           ingest.resume(data.header, data.fileVersion);
           ingest.problems.push(...data.problems.filter((p) => p.line <= data.lineCount));

@@ -1,3 +1,5 @@
+import { runSteps, STEP_EVERY, type Steps } from "../util/steps";
+
 /**
  * Many short strings kept as one text and where each starts, made into a string only when one is
  * asked for. Reopening a 1,000,000-entry session from its index needs every entry's timestamp to be
@@ -13,6 +15,11 @@ export class TextLines {
 
   /** The lines of `text` (joined with "\n", no newline after the last), or undefined when it does not hold exactly `count`. */
   static of(text: string, count: number): TextLines | undefined {
+    return runSteps(TextLines.ofSteps(text, count));
+  }
+
+  /** `of` as steps (see runStepsInSlices): the pass over the lines yields as it goes. */
+  static *ofSteps(text: string, count: number): Steps<TextLines | undefined> {
     const starts = new Int32Array(count + 1);
     if (count === 0) return text === "" ? new TextLines(text, starts) : undefined;
     let at = 0;
@@ -21,6 +28,7 @@ export class TextLines {
       if (newline < 0) return undefined;
       at = newline + 1;
       starts[k] = at;
+      if (k % STEP_EVERY === 0) yield;
     }
     if (text.indexOf("\n", at) >= 0) return undefined;
     starts[count] = text.length + 1;

@@ -1,0 +1,30 @@
+/**
+ * Long synchronous work written as a generator that yields where it may pause. `runSteps` runs it
+ * at once; `runStepsInSlices` runs it in slices of about `sliceMs`, giving the event loop a turn
+ * between them, so that reading a 1,000,000-entry index never holds the extension host for a second.
+ */
+export type Steps<T> = Generator<void, T, void>;
+
+/** Runs `steps` to the end, now. */
+export function runSteps<T>(steps: Steps<T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** Runs `steps` in slices of about `sliceMs` of work (0: a turn at every yield). */
+export async function runStepsInSlices<T>(steps: Steps<T>, sliceMs = 25): Promise<T> {
+  let start = performance.now();
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    if (performance.now() - start >= sliceMs) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      start = performance.now();
+    }
+  }
+}
+
+/** Yield points are checked this often in loops over every entry. */
+export const STEP_EVERY = 1 << 15;

@@ -296,21 +296,23 @@ export class TreeRows {
 
   /** Pass 1: which nodes are shown, their drawn parents and drawn child counts. */
   private countShown(): void {
+    // The columns as locals: this pass runs over every entry of the session when it is shown.
     const index = this.index;
+    const { shown, up, drawnParentArr, drawnChildren, lastDrawnChild } = this;
     for (let v = index.firstRoot; v !== NONE; v = index.nextInPreorder(v)) {
       const p = index.parent(v);
-      const anc = p === NONE ? NONE : this.up[p];
+      const anc = p === NONE ? NONE : up[p]!;
       if (this.shows(v)) {
-        this.shown[v] = 1;
-        this.up[v] = v;
-        this.drawnParentArr[v] = anc;
+        shown[v] = 1;
+        up[v] = v;
+        drawnParentArr[v] = anc;
         if (anc !== NONE) {
-          this.drawnChildren[anc]++;
-          this.lastDrawnChild[anc] = v;
+          drawnChildren[anc]!++;
+          lastDrawnChild[anc] = v;
         }
       } else {
-        this.shown[v] = 0;
-        this.up[v] = anc;
+        shown[v] = 0;
+        up[v] = anc;
       }
     }
   }
@@ -318,31 +320,38 @@ export class TreeRows {
   /** Pass 2: rows in pre-order, with levels, segments and sibling groups; folded subtrees are skipped. */
   private place(): void {
     const index = this.index;
+    const { shown, drawnParentArr, drawnChildren, levelArr, groupOf, segmentOf, posArr, groupSize, rowOfArr, rowNodeArr, foldedArr } = this;
+    let count = this.countValue;
+    let topSize = this.topSize;
     let v = index.firstRoot;
     while (v !== NONE) {
-      if (!this.shown[v]) {
+      if (!shown[v]) {
         v = index.nextInPreorder(v);
         continue;
       }
-      const dp = this.drawnParentArr[v];
+      const dp = drawnParentArr[v]!;
       if (dp === NONE) {
-        this.levelArr[v] = 1;
-        this.groupOf[v] = TOP;
-        this.segmentOf[v] = v;
-      } else if (this.drawnChildren[dp] === 1) {
-        this.levelArr[v] = this.levelArr[dp];
-        this.groupOf[v] = this.groupOf[dp];
-        this.segmentOf[v] = this.segmentOf[dp];
+        levelArr[v] = 1;
+        groupOf[v] = TOP;
+        segmentOf[v] = v;
+      } else if (drawnChildren[dp] === 1) {
+        levelArr[v] = levelArr[dp]!;
+        groupOf[v] = groupOf[dp]!;
+        segmentOf[v] = segmentOf[dp]!;
       } else {
-        this.levelArr[v] = this.levelArr[dp] + 1;
-        this.groupOf[v] = dp;
-        this.segmentOf[v] = v;
+        levelArr[v] = levelArr[dp]! + 1;
+        groupOf[v] = dp;
+        segmentOf[v] = v;
       }
-      const g = this.groupOf[v];
-      this.posArr[v] = g === TOP ? ++this.topSize : ++this.groupSize[g];
-      this.pushRow(v);
-      v = this.isFolded(v) ? index.nextAfterSubtree(v) : index.nextInPreorder(v);
+      const g = groupOf[v]!;
+      posArr[v] = g === TOP ? ++topSize : ++groupSize[g]!;
+      rowOfArr[v] = count;
+      rowNodeArr[count++] = v;
+      // Folded: a branch point whose drawn children are hidden (see isFolded).
+      v = foldedArr[v] === 1 && drawnChildren[v]! > 1 ? index.nextAfterSubtree(v) : index.nextInPreorder(v);
     }
+    this.countValue = count;
+    this.topSize = topSize;
   }
 
   private grow(n: number): void {

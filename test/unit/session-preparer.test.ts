@@ -54,8 +54,10 @@ describe("background preparation of sessions", () => {
     preparer = new SessionPreparer();
     preparer.configure({ index: index(), afterOpenMs: 0, settleMs: 1000, onBusy: (p) => busy.push(p) });
   });
-  afterEach(() => {
+  afterEach(async () => {
+    // Whatever a test left running (an index being saved) stops before its folder goes.
     preparer.dispose();
+    await preparer.whenIdle();
     tmp.cleanup();
   });
 
@@ -226,6 +228,7 @@ describe("background preparation of sessions", () => {
     } finally {
       loader.loadSession = real;
       preparedSessions.prepare([]);
+      await preparedSessions.whenIdle();
       preparedSessions.configure({});
     }
   });

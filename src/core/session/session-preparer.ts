@@ -55,6 +55,7 @@ export class SessionPreparer {
   private queue: string[] = [];
   private job: Job | undefined;
   private running = false;
+  private runDone: Promise<void> = Promise.resolve();
   private opens = 0;
   private quietUntil = 0;
   private resumeTimer: NodeJS.Timeout | undefined;
@@ -76,6 +77,11 @@ export class SessionPreparer {
   /** The path being prepared now, if any. */
   get preparing(): string | undefined {
     return this.job?.path;
+  }
+
+  /** Settles when no preparation is under way (after `dispose`: once the one under way has stopped). */
+  async whenIdle(): Promise<void> {
+    while (this.running) await this.runDone;
   }
 
   /** Whether the preparation under way is held between two chunks (an open has the machine). */
@@ -155,6 +161,8 @@ export class SessionPreparer {
   private async pump(): Promise<void> {
     if (this.running) return;
     this.running = true;
+    let finished!: () => void;
+    this.runDone = new Promise<void>((resolve) => (finished = resolve));
     const later: string[] = [];
     let laterMs = Infinity;
     try {
@@ -173,6 +181,7 @@ export class SessionPreparer {
       }
     } finally {
       this.running = false;
+      finished();
     }
     if (later.length > 0 && !this.disposed) {
       // Sessions still being written: looked at again once they have settled.

@@ -8,10 +8,10 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BodyReader } from "../../src/core/session/body-reader";
 import { EntryStore } from "../../src/core/session/entry-store";
-import { decodeIndex, decodeIndexSteps } from "../../src/core/session/index-codec";
+import { decodeIndex, decodeIndexSteps, encodeIndexSteps } from "../../src/core/session/index-codec";
 import { indexFileFor } from "../../src/core/session/session-index";
 import { loadSession } from "../../src/core/session/session-loader";
-import { runStepsInSlices } from "../../src/core/util/steps";
+import { runSteps, runStepsInSlices } from "../../src/core/util/steps";
 import { makeTempDir } from "../support/temp-dir";
 
 /** Counts event-loop turns while `work` runs. */
@@ -62,6 +62,19 @@ describe("the reopen index read in slices", function () {
     const { value: sliced, turns } = await turnsDuring(() => runStepsInSlices(decodeIndexSteps(index), 0));
     assert.deepEqual(sliced, once);
     assert.ok(turns >= 8, `the event loop ran between slices (${turns} turns)`);
+  });
+
+  it("encodes in slices the very bytes it reads, giving the event loop turns; ids with a newline take the JSON form", async () => {
+    const data = decodeIndex(index)!;
+    const { value: bytes, turns } = await turnsDuring(() => runStepsInSlices(encodeIndexSteps(data), 0));
+    assert.ok(turns >= 8, `the event loop ran between slices (${turns} turns)`);
+    assert.equal(Buffer.compare(bytes!, index), 0, "the same bytes as the index the loader saved");
+    const odd = { ...data, columns: { ...data.columns, ids: data.columns.ids.map((id, i) => (i === 7 ? `a\nb${id}` : id)) } };
+    const back = decodeIndex(runSteps(encodeIndexSteps(odd))!)!;
+    assert.deepEqual(back.columns.ids, odd.columns.ids);
+    assert.deepEqual(Array.from({ length: 100 }, (_, i) => (back.columns.timestamps as string[])[i]), Array.from({ length: 100 }, (_, i) => (data.columns.timestamps as { at(i: number): string }).at(i)));
+    const none = { ...data, columns: { ...data.columns, count: 0, ids: [], types: [], roles: [], timestamps: [], parentIds: [], parentAt: new Int32Array(0), lines: new Int32Array(0), offsets: new Float64Array(0), lengths: new Float64Array(0), flags: new Uint8Array(0) } };
+    assert.equal(decodeIndex(runSteps(encodeIndexSteps(none))!)!.columns.count, 0, "an empty store round-trips");
   });
 
   it("refuses a damaged index in slices as it does at once", async () => {

@@ -16,13 +16,9 @@ const CHECK_SLICE = 4 * 1024 * 1024;
 /**
  * The check at the end of an index (it catches a torn or garbled file, not an attacker: the cache
  * is the user's own): CRC-32 where Node has it (from 20.15), about 20 times faster than SHA-1 on a
- * 60 MB index; SHA-1 otherwise. An index checked the other way is simply rebuilt.
+ * 60 MB index; SHA-1 otherwise. An index checked the other way is simply rebuilt. Computed over
+ * slices of CHECK_SLICE bytes, a yield after each.
  */
-function checksum(bytes: Buffer): Buffer {
-  return runSteps(checksumSteps(bytes));
-}
-
-/** The checksum, over slices of CHECK_SLICE bytes (a yield after each). */
 function* checksumSteps(bytes: Buffer): Steps<Buffer> {
   const crc32 = (zlib as { crc32?: (data: Uint8Array, value?: number) => number }).crc32;
   const hash = crc32 ? undefined : createHash("sha1");
@@ -82,7 +78,7 @@ interface Meta extends Omit<SessionIndexData, "columns"> {
   stringBytes: number;
 }
 
-function codes<T>(values: readonly T[], names: T[]): Uint8Array | undefined {
+function* codes<T>(values: readonly T[], names: T[]): Steps<Uint8Array | undefined> {
   const table = new Map<T, number>();
   const out = new Uint8Array(values.length);
   for (let i = 0; i < values.length; i++) {
@@ -95,21 +91,53 @@ function codes<T>(values: readonly T[], names: T[]): Uint8Array | undefined {
       table.set(v, code);
     }
     out[i] = code;
+    if ((i + 1) % STEP_EVERY === 0) yield;
   }
   return out;
 }
 
-/** The index as bytes: magic, meta JSON, typed columns, strings, then a sha1 of all before it. */
-export function encodeIndex(data: SessionIndexData): Buffer | undefined {
+/**
+ * The ids and timestamps as bytes: newline-separated (each id followed by a newline, the timestamps
+ * joined by newlines), or one JSON array when some string holds a newline. Made in pieces of
+ * STEP_EVERY strings, so that no step encodes tens of megabytes at once.
+ */
+function* stringBytes(ids: readonly string[], timestamps: readonly string[] | TextLines): Steps<{ pieces: Buffer[]; json: boolean }> {
+  const n = ids.length;
+  const list = Array.isArray(timestamps) ? (timestamps as readonly string[]) : undefined;
+  const lines = list ? undefined : (timestamps as TextLines);
+  const times = new Array<string>(n);
+  let json = false;
+  for (let i = 0; i < n; i++) {
+    const t = list ? list[i]! : lines!.at(i);
+    times[i] = t;
+    if (!json && (ids[i]!.includes("\n") || t.includes("\n"))) json = true;
+    if ((i + 1) % STEP_EVERY === 0) yield;
+  }
+  if (json) return { pieces: [Buffer.from(JSON.stringify([...ids, ...times]), "utf8")], json };
+  if (n === 0) return { pieces: [Buffer.from("\n", "utf8")], json };
+  const pieces: Buffer[] = [];
+  for (let a = 0; a < n; a += STEP_EVERY) {
+    pieces.push(Buffer.from(`${ids.slice(a, a + STEP_EVERY).join("\n")}\n`, "utf8"));
+    yield;
+  }
+  for (let a = 0; a < n; a += STEP_EVERY) {
+    const b = Math.min(n, a + STEP_EVERY);
+    pieces.push(Buffer.from(`${times.slice(a, b).join("\n")}${b < n ? "\n" : ""}`, "utf8"));
+    yield;
+  }
+  return { pieces, json };
+}
+
+/** The index as bytes: magic, meta JSON, typed columns, strings, then a checksum of all before it. In steps (see runStepsInSlices): every pass over the entries yields as it goes. */
+export function* encodeIndexSteps(data: SessionIndexData): Steps<Buffer | undefined> {
   const c = data.columns;
   const typeNames: string[] = [];
   const roleNames: (string | undefined)[] = [];
-  const typeCodes = codes(c.types, typeNames);
-  const roleCodes = codes(c.roles, roleNames);
+  const typeCodes = yield* codes(c.types, typeNames);
+  const roleCodes = yield* codes(c.roles, roleNames);
   if (!typeCodes || !roleCodes) return undefined; // over 255 distinct types: not worth an index
-  const times = Array.isArray(c.timestamps) ? c.timestamps : c.timestamps.toArray();
-  const stringsJson = c.ids.some((s) => s.includes("\n")) || times.some((s) => s.includes("\n"));
-  const strings = Buffer.from(stringsJson ? JSON.stringify([...c.ids, ...times]) : `${c.ids.join("\n")}\n${times.join("\n")}`, "utf8");
+  const strings = yield* stringBytes(c.ids, c.timestamps);
+  const stringLength = strings.pieces.reduce((sum, b) => sum + b.length, 0);
   const meta: Meta = {
     format: INDEX_FORMAT,
     key: data.key,
@@ -128,15 +156,15 @@ export function encodeIndex(data: SessionIndexData): Buffer | undefined {
     migrateOnParse: c.migrateOnParse,
     assistants: c.assistants,
     duplicates: c.duplicates,
-    stringsJson,
-    stringBytes: strings.length,
+    stringsJson: strings.json,
+    stringBytes: stringLength,
   };
   const metaBytes = Buffer.from(JSON.stringify(meta), "utf8");
   const head = 8 + 4 + metaBytes.length;
   const pad = (8 - (head % 8)) % 8;
   const n = c.count;
   const binary = 8 * n + 8 * n + 4 * n + 4 * n + n * 3;
-  const out = Buffer.alloc(head + pad + binary + strings.length + HASH_BYTES);
+  const out = Buffer.alloc(head + pad + binary + stringLength + HASH_BYTES);
   MAGIC.copy(out, 0);
   out.writeUInt32LE(metaBytes.length, 8);
   metaBytes.copy(out, 12);
@@ -145,10 +173,13 @@ export function encodeIndex(data: SessionIndexData): Buffer | undefined {
     const bytes = Buffer.from(column.buffer, column.byteOffset, column.byteLength);
     bytes.copy(out, at);
     at += bytes.length;
+    yield;
   }
-  strings.copy(out, at);
-  at += strings.length;
-  checksum(out.subarray(0, at)).copy(out, at);
+  for (const piece of strings.pieces) {
+    piece.copy(out, at);
+    at += piece.length;
+  }
+  (yield* checksumSteps(out.subarray(0, at))).copy(out, at);
   return out;
 }
 

@@ -171,7 +171,11 @@ describe("Pi extensions and the window: ctx.shutdown and dialog signals (issue 8
       assert.equal(result.kind === "reply" && result.message.stopReason, "stop", "the reply ran to its end");
       await until(() => testing().currentSession === undefined, "the session to close");
       assert.deepEqual(seen, ["agent_end", "shutdown quit"]);
-      const last = fileLines(file).at(-1) as { message?: { role: string; content: { text?: string }[] } };
+      // The window lets go of the session before its close has flushed the reply's last entries (a
+      // clean-clone run read the file in between): wait for the close's write, not for a duration.
+      type Line = { message?: { role: string; content: { text?: string }[] } };
+      await until(() => (fileLines(file).at(-1) as Line).message?.role === "assistant", "the reply's last entry in the file");
+      const last = fileLines(file).at(-1) as Line;
       assert.equal(last.message?.role, "assistant");
       assert.equal(last.message?.content[0]?.text, "All done; closing.", "the model's last answer is in the file");
     } finally {

@@ -18,7 +18,7 @@ import { ModelService } from "./models/model-service";
 import { resolveAgentDir } from "../core/session/paths";
 import { sessionConfig } from "./session-config";
 import { SessionHost, type SessionLocation } from "./session-host";
-import { prepareListedSessions } from "./session-preparation";
+import { prepareListedSessions, type BackgroundIndexing } from "./session-preparation";
 import { SessionsView } from "./sessions-view";
 import { PiExtensions } from "./pi/pi-extensions";
 import { modelAccessOf } from "./pi/pi-model-access";
@@ -62,6 +62,8 @@ export interface ArborApi extends CoreArborApi {
     readonly secrets: vscode.SecretStorage;
     /** The extension's global storage folder (a test checks that no secret lands there). */
     readonly globalStorage: string;
+    /** What the Sessions view asked to index in the background (nothing in Restricted Mode). */
+    readonly backgroundIndexing: BackgroundIndexing;
   };
 }
 
@@ -109,7 +111,8 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   context.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration("arbor.extensions.handlerTimeout") && applyHandlerTimeout()));
   const sessions = new SessionsView(host, location, log);
   context.subscriptions.push(sessions);
-  context.subscriptions.push(prepareListedSessions(sessions, host, log));
+  const backgroundIndexing = prepareListedSessions(sessions, host, log);
+  context.subscriptions.push(backgroundIndexing);
   const summarizer: BranchSummarizer = {
     // A model that is still configured (models.json may have dropped it since the session chose it).
     available: () => {
@@ -210,7 +213,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     version: context.extension.packageJSON.version as string,
     onDidChangeSession: host.onDidChangeSession,
     ...(process.env.ARBOR_TEST_HOOKS === "1"
-      ? { testing: testHooks(host, tree, chat, approvals, piExtensions, models, context.logUri, { sessions, statusBar, secrets: context.secrets, globalStorage: context.globalStorageUri.fsPath }) }
+      ? { testing: testHooks(host, tree, chat, approvals, piExtensions, models, context.logUri, { sessions, statusBar, secrets: context.secrets, globalStorage: context.globalStorageUri.fsPath, backgroundIndexing }) }
       : {}),
   };
 }
@@ -224,7 +227,7 @@ function testHooks(
   piExtensions: PiExtensions,
   models: ModelService,
   logUri: vscode.Uri,
-  surfaces: Pick<NonNullable<ArborApi["testing"]>, "sessions" | "statusBar" | "secrets" | "globalStorage">,
+  surfaces: Pick<NonNullable<ArborApi["testing"]>, "sessions" | "statusBar" | "secrets" | "globalStorage" | "backgroundIndexing">,
 ): NonNullable<ArborApi["testing"]> {
   return {
     ...surfaces,

@@ -4,13 +4,20 @@ import { preparedSessions, sessionsToPrepare } from "../core/session/session-pre
 import type { SessionHost } from "./session-host";
 import type { SessionsView } from "./sessions-view";
 
+/** What the Sessions view asked to index in the background. */
+export interface BackgroundIndexing extends vscode.Disposable {
+  /** The sessions asked for at the last listing (none in Restricted Mode); undefined before any listing. */
+  readonly requested: readonly string[] | undefined;
+}
+
 /**
  * Indexes the large sessions of the Sessions list in the background (see SessionPreparer), so that
  * a click on one of them opens it from its index. Off in Restricted Mode (it writes to the cache)
  * and with `arbor.sessions.indexInBackground` set to false. A window progress shows while it works.
  */
-export function prepareListedSessions(sessions: SessionsView, host: SessionHost, log: vscode.LogOutputChannel): vscode.Disposable {
+export function prepareListedSessions(sessions: SessionsView, host: SessionHost, log: vscode.LogOutputChannel): BackgroundIndexing {
   let finish: (() => void) | undefined;
+  let requested: readonly string[] | undefined;
   preparedSessions.configure({
     onBusy: (path) => {
       finish?.();
@@ -26,9 +33,13 @@ export function prepareListedSessions(sessions: SessionsView, host: SessionHost,
   });
   const enabled = (): boolean => vscode.workspace.isTrusted && vscode.workspace.getConfiguration("arbor").get<boolean>("sessions.indexInBackground", true);
   const listing = sessions.onDidList((infos) => {
-    preparedSessions.prepare(enabled() ? sessionsToPrepare(infos, host.current?.getSessionFile() ?? undefined) : []);
+    requested = enabled() ? sessionsToPrepare(infos, host.current?.getSessionFile() ?? undefined) : [];
+    preparedSessions.prepare(requested);
   });
   return {
+    get requested() {
+      return requested;
+    },
     dispose() {
       listing.dispose();
       preparedSessions.dispose();

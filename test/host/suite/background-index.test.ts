@@ -48,6 +48,8 @@ describe("large sessions of the Sessions list are indexed in the background (iss
   it("indexes a listed session without opening it, and a click then opens it from the index", async () => {
     assert.ok(statSync(file).size > 1024 * 1024, "large enough to be indexed");
     await vscode.commands.executeCommand("arbor.sessions.focus");
+    await hooks(api).sessions.listNow();
+    assert.ok(hooks(api).backgroundIndexing.requested?.includes(file), "the listing asked for it");
     await until(async () => indexLooksCurrent(file, indexDir, statSync(file)), "the index is made in the background", 45_000);
     assert.notEqual(hooks(api).currentSession?.getSessionFile(), file, "nothing opened it");
     await vscode.commands.executeCommand("arbor.resumeSession", file);

@@ -26,6 +26,10 @@ export interface HostApi {
     readonly tree: TreeProbe;
     /** Arbor's open quick pick as the workbench reports it. */
     readonly quickPicks: { readonly current: { readonly title: string; readonly labels: readonly string[]; readonly active: string | undefined } | undefined };
+    /** The Sessions view: a fresh listing, awaited. */
+    readonly sessions: { listNow(): Promise<unknown[]> };
+    /** What the Sessions view asked to index in the background at its last listing. */
+    readonly backgroundIndexing: { readonly requested: readonly string[] | undefined };
   };
 }
 

@@ -6,17 +6,24 @@
  * one (the tree filter) still applies, which proves the file was read.
  */
 import { strict as assert } from "node:assert";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join, relative, isAbsolute } from "node:path";
 import * as vscode from "vscode";
+import { defaultCacheDir } from "../../../src/core/session/cache-dir";
 import { sessionDirForCwd } from "../../../src/core/session/paths";
+import { indexFileFor } from "../../../src/core/session/session-index";
 import type { AgentSession } from "../../../src/core/agent/agent-session";
 import type { SessionManager } from "../../../src/core/session/session-manager";
 import { startScriptedServer, reply, type ScriptedServer } from "../../support/scripted-openai-server";
 import { messagesShownBy, until } from "../suite/host-helpers";
 
 interface Api {
-  readonly testing?: { readonly currentSession: SessionManager | undefined; readonly agentSession: AgentSession | undefined };
+  readonly testing?: {
+    readonly currentSession: SessionManager | undefined;
+    readonly agentSession: AgentSession | undefined;
+    readonly sessions: { listNow(): Promise<unknown[]> };
+    readonly backgroundIndexing: { readonly requested: readonly string[] | undefined };
+  };
 }
 
 interface ContributedSetting {
@@ -101,6 +108,28 @@ describe("Restricted Mode: an untrusted workspace's settings", function () {
     const dir = arbor.testing!.currentSession!.getSessionDir();
     assert.equal(inside(workspace, dir), false, `the session folder ${dir} is inside the untrusted workspace`);
     assert.equal(dir, sessionDirForCwd(workspace, { agentDir: process.env.PI_CODING_AGENT_DIR }));
+  });
+
+  it("indexes no session in the background (that writes to Arbor's cache)", async () => {
+    // A session large enough to be indexed, in the folder the Sessions view lists, written an hour ago.
+    const dir = sessionDirForCwd(workspace, { agentDir: process.env.PI_CODING_AGENT_DIR });
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, "2025-12-31T00-00-00-000Z_large-untrusted.jsonl");
+    const header = JSON.stringify({ type: "session", version: 3, id: "large-untrusted", timestamp: "2026-01-01T00:00:00.000Z", cwd: workspace });
+    const lines = Array.from({ length: 1_500 }, (_, i) =>
+      JSON.stringify({ type: "message", id: `u${i}`, parentId: i ? `u${i - 1}` : null, timestamp: "2026-01-01T00:00:00.000Z", message: { role: "user", content: "x".repeat(1_000), timestamp: i } }),
+    );
+    writeFileSync(file, `${header}\n${lines.join("\n")}\n`);
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(file, hourAgo, hourAgo);
+    try {
+      const listed = await arbor.testing!.sessions.listNow();
+      assert.ok(listed.length > 0, "the Sessions view listed the folder");
+      assert.deepEqual(arbor.testing!.backgroundIndexing.requested, [], "nothing asked to be indexed");
+      assert.equal(existsSync(indexFileFor(file, join(defaultCacheDir(), "sessions"))), false, "no index written");
+    } finally {
+      rmSync(file, { force: true });
+    }
   });
 
   it("writes no export where an argument says, even inside the workspace: only the save dialog chooses", async () => {

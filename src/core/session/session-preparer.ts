@@ -1,4 +1,4 @@
-import { promises as fs, statSync } from "node:fs";
+import { promises as fs } from "node:fs";
 import { resolve } from "node:path";
 import type { SessionInfo } from "./session-list";
 import { loadSession, type LoadedSession } from "./session-loader";
@@ -102,15 +102,14 @@ export class SessionPreparer {
       if (finished) return;
       finished = true;
       this.opens--;
-      const quiet = this.options.afterOpenMs ?? AFTER_OPEN_MS;
-      this.quietUntil = Date.now() + quiet;
-      this.scheduleResume(quiet);
+      // A held preparation's timer sees the quiet time and goes on after it.
+      this.userActive();
     };
     if (!job || job.path !== file || job.claimed) return { loaded: Promise.resolve(undefined), done };
     job.claimed = true;
     // Its own preparation is not held by this open.
     this.release();
-    return { loaded: job.loaded.then((loaded) => (loaded && unchangedSince(loaded, file) ? loaded : discard(loaded))), done };
+    return { loaded: job.loaded.then(async (loaded) => (loaded && (await unchangedSince(loaded, file)) ? loaded : discard(loaded))), done };
   }
 
   /**
@@ -226,9 +225,9 @@ export class SessionPreparer {
 }
 
 /** Whether the file at `path` is still the one that was loaded, at the same size and time. */
-function unchangedSince(loaded: LoadedSession, path: string): boolean {
+async function unchangedSince(loaded: LoadedSession, path: string): Promise<boolean> {
   try {
-    const st = statSync(path);
+    const st = await fs.stat(path);
     return st.dev === loaded.stamp.dev && st.ino === loaded.stamp.ino && st.size === loaded.stamp.size && st.mtimeMs === loaded.stamp.mtimeMs;
   } catch {
     return false;

@@ -320,8 +320,7 @@ export class TreeRows {
   /** Pass 2: rows in pre-order, with levels, segments and sibling groups; folded subtrees are skipped. */
   private place(): void {
     const index = this.index;
-    const { shown, drawnParentArr, drawnChildren, levelArr, groupOf, segmentOf, posArr, groupSize, rowOfArr, rowNodeArr, foldedArr } = this;
-    let count = this.countValue;
+    const { shown, drawnParentArr, drawnChildren, levelArr, groupOf, segmentOf, posArr, groupSize } = this;
     let topSize = this.topSize;
     let v = index.firstRoot;
     while (v !== NONE) {
@@ -345,12 +344,9 @@ export class TreeRows {
       }
       const g = groupOf[v]!;
       posArr[v] = g === TOP ? ++topSize : ++groupSize[g]!;
-      rowOfArr[v] = count;
-      rowNodeArr[count++] = v;
-      // Folded: a branch point whose drawn children are hidden (see isFolded).
-      v = foldedArr[v] === 1 && drawnChildren[v]! > 1 ? index.nextAfterSubtree(v) : index.nextInPreorder(v);
+      this.pushRow(v);
+      v = this.isFolded(v) ? index.nextAfterSubtree(v) : index.nextInPreorder(v);
     }
-    this.countValue = count;
     this.topSize = topSize;
   }
 

@@ -99,6 +99,35 @@ describe("writes that fail, and files that change under an open session (issue 9
     assert.deepEqual(ref.getEntries().map((e: { id: string }) => e.id), final);
   });
 
+  it("a burst written in several pieces (a line longer than a piece among them) keeps every line whole through a full disk midway", async () => {
+    const sm = await newSession(tmp.dir);
+    const file = sm.getSessionFile()!;
+    const before = idsIn(file);
+    // About 1.6 MB in all: more than six of the queue's 256 KB pieces, with one line of 600 KB (two
+    // bytes a character) longer than a piece, and the disk full after 1.5 MB, past the long line.
+    const restore = await injectFault((p) => p === file, { code: "ENOSPC", allowBytes: 1_500_000 });
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) ids.push(sm.appendMessage(i % 2 ? assistant(`${i} ${"x".repeat(20_000)}`) : user(`${i} ${"y".repeat(20_000)}`)));
+    ids.push(sm.appendMessage(user(`long ${"é".repeat(300_000)}`)));
+    for (let i = 0; i < 10; i++) ids.push(sm.appendMessage(assistant(`after ${i} ${"z".repeat(20_000)}`)));
+    await assert.rejects(sm.flush(), (e: unknown) => e instanceof SessionError && /no space|ENOSPC/i.test(e.message));
+    const writtenNow = idsIn(file).slice(before.length); // throws on a torn line: it was cut off
+    assert.ok(writtenNow.length > 41 && writtenNow.length < ids.length, `written whole: ${writtenNow.length} of ${ids.length} lines, the long one among them`);
+    assert.deepEqual(writtenNow, ids.slice(0, writtenNow.length));
+    assert.deepEqual(sm.getUnsavedEntryIds(), ids.slice(writtenNow.length));
+    restore();
+    await sm.flush();
+    const final = idsIn(file);
+    assert.deepEqual(final, [...before, ...ids], "every line exactly once, in order");
+    // The session placed each line where it landed: its entries, read back through those places, are the file's.
+    const ref = pi.SessionManager.open(file);
+    assert.deepEqual(sm.getEntries(), ref.getEntries());
+    await sm.close();
+    const again = await SessionManager.open(file);
+    assert.deepEqual(again.getEntries(), ref.getEntries());
+    await again.close();
+  });
+
   it("a failed background append (a checkout marker) is reported with its id, not only logged", async () => {
     const sm = await newSession(tmp.dir);
     const file = sm.getSessionFile()!;

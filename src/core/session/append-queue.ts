@@ -2,6 +2,9 @@ import { promises as fs } from "node:fs";
 import { ioError } from "./file-io";
 import { fileReplacedError, identityOf, sameFile, type FileIdentity } from "./file-identity";
 
+/** Bytes encoded before each write call: a burst of appends is written in pieces of at most this size. */
+const CHUNK_BYTES = 256 * 1024;
+
 /** A line waiting to be written, with the id of the entry it holds (none for the header). */
 interface QueuedLine {
   text: string;
@@ -52,6 +55,8 @@ export class AppendQueue {
   private running: Promise<void> | undefined;
   private handle: fs.FileHandle | undefined;
   private closed = false;
+  /** Where lines are encoded before they are written (see writeBatch). */
+  private chunk: Buffer | undefined;
 
   /**
    * @param identity the file as it was read (undefined for a file this queue will create)
@@ -151,7 +156,6 @@ export class AppendQueue {
     let written = 0;
     let sizeBefore = -1;
     let handle: fs.FileHandle | undefined;
-    let bytes: Buffer;
     try {
       await this.checkPath();
       await this.beforeWrite();
@@ -163,22 +167,42 @@ export class AppendQueue {
         await handle.read(last, 0, 1, sizeBefore - 1);
         if (last[0] !== 0x0a) this.needsLeadingNewline = true;
       }
-      // Each line is encoded once, straight into one buffer (at most 3 bytes per UTF-16 unit), and its end noted.
-      let room = 1;
-      for (const line of batch) room += line.text.length + 1;
-      const out = Buffer.allocUnsafe(room * 3);
-      let total = this.needsLeadingNewline ? out.write("\n", 0) : 0;
-      leadBytes = total;
+      // Lines are encoded once each into this queue's chunk buffer, which is written whenever the
+      // next line might not fit. The buffer is kept between writes: fresh memory for one buffer the
+      // size of a whole burst cost more than encoding it (its pages are touched for the first time).
+      const chunk = (this.chunk ??= Buffer.allocUnsafe(CHUNK_BYTES));
+      const file = handle;
+      let fill = 0;
+      let total = 0;
+      const send = async (buffer: Buffer, length: number): Promise<void> => {
+        let offset = 0;
+        while (offset < length) {
+          const { bytesWritten } = await file.write(buffer, offset, length - offset);
+          offset += bytesWritten;
+          written += bytesWritten;
+        }
+      };
+      if (this.needsLeadingNewline) chunk[fill++] = 0x0a;
+      total = leadBytes = fill;
       for (const line of batch) {
-        total += out.write(line.text, total, "utf8");
-        out[total++] = 0x0a;
-        ends.push(total);
+        const most = line.text.length * 3 + 1; // at most 3 bytes per UTF-16 unit, and the newline
+        if (fill + most > CHUNK_BYTES && fill > 0) {
+          await send(chunk, fill);
+          fill = 0;
+        }
+        if (most > CHUNK_BYTES) {
+          const own = Buffer.from(line.text, "utf8");
+          await send(own, own.length);
+          total += own.length;
+        } else {
+          const n = chunk.write(line.text, fill, "utf8");
+          fill += n;
+          total += n;
+        }
+        chunk[fill++] = 0x0a;
+        ends.push(++total);
       }
-      bytes = out.subarray(0, total);
-      while (written < bytes.length) {
-        const { bytesWritten } = await handle.write(bytes, written, bytes.length - written);
-        written += bytesWritten;
-      }
+      if (fill > 0) await send(chunk, fill);
       this.needsLeadingNewline = false;
     } catch (err) {
       await this.recover(batch, ends, leadBytes, written, sizeBefore, handle);
@@ -227,6 +251,7 @@ export class AppendQueue {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.chunk = undefined;
     await this.handle?.close().catch(() => undefined);
     this.handle = undefined;
   }

@@ -172,8 +172,13 @@ export class TreeViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     const started = Date.now();
     this.shownTitle = sm ? titleOf(sm) : "";
     // Entries whose write failed are marked, so the tree can show they are not in the file.
-    this.hub.showSession(sm ? sessionDataOf(sm, new Set(sm.getUnsavedEntryIds())) : null, this.shownTitle, readOnlyNotice(sm));
-    if (sm) this.log.info(`tree: ${sm.getEntryCount()} entries laid out in ${Date.now() - started} ms`);
+    // A large session's tree is built in slices: the extension host stays responsive meanwhile.
+    void this.hub.showSessionInSlices(sm ? sessionDataOf(sm, new Set(sm.getUnsavedEntryIds())) : null, this.shownTitle, readOnlyNotice(sm)).then(
+      () => {
+        if (sm && this.hub.sessionId === sm.getSessionId()) this.log.info(`tree: ${sm.getEntryCount()} entries laid out in ${Date.now() - started} ms`);
+      },
+      (err: unknown) => this.log.error(`tree: could not lay out the session: ${(err as Error).message}`),
+    );
   }
 
   private onSessionChange(change: SessionChange): void {

@@ -8,6 +8,7 @@
 import type { FilterMode } from "../core/tree/filters";
 import { NONE } from "../core/tree/tree-index";
 import { TreeModel, type LabelChange, type SessionData } from "../core/tree/tree-model";
+import { runStepsInSlices } from "../core/util/steps";
 import type { EntrySummary } from "../core/tree/types";
 import { clampLabel, clampSummary, clampText, SafeIds } from "./clamp";
 import { describeInvalidMessage, isHostToWebviewMessage, isWebviewToHostMessage } from "./guards";
@@ -66,7 +67,9 @@ interface ScrollPolicy {
  * `append`, `moveLeaf`, ...) as the session changes; webviews connect with `connect`.
  */
 export class TreeHub {
-  readonly model: TreeModel;
+  private modelValue: TreeModel;
+  /** Another session's tree being built in slices (see showSessionInSlices), with the session-side changes that came meanwhile. */
+  private loading: { cancelled: boolean; queued: (() => void)[] } | undefined;
   private title = "";
   private readOnly: ReadOnlyNotice | null = null;
   private readonly ports = new Set<TreeViewPort>();
@@ -84,8 +87,14 @@ export class TreeHub {
   constructor(
     private readonly actions: TreeHostActions,
     defaultFilter: FilterMode = "default",
+    /** showSessionInSlices: sessions of at least `from` entries are built in slices of about `ms`. */
+    private readonly slicing: { from: number; ms: number } = { from: 20_000, ms: 15 },
   ) {
-    this.model = TreeModel.create(defaultFilter);
+    this.modelValue = TreeModel.create(defaultFilter);
+  }
+
+  get model(): TreeModel {
+    return this.modelValue;
   }
 
   /** Increases with every change sent; a window's rows carry it. */
@@ -114,6 +123,7 @@ export class TreeHub {
    * what each webview shows; another one starts at its leaf.
    */
   showSession(data: SessionData | null, title: string, readOnly: ReadOnlyNotice | null): void {
+    this.cancelLoading();
     const same = data !== null && data.sessionId === this.model.sessionId;
     this.title = title;
     this.readOnly = readOnly;
@@ -121,17 +131,73 @@ export class TreeHub {
       this.model.load(data, this.model.folded, this.model.selection);
       this.broadcast({ target: "none", align: "nearest" });
     } else {
-      this.untouched = true;
       this.model.load(data);
-      const index = this.model.index;
-      this.ids = new SafeIds((id) => index.positionOf(id) !== undefined);
-      this.broadcast({ target: "leaf", align: "center" }, true);
+      this.shown();
     }
     for (const port of this.ports) port.sendReadOnly();
   }
 
+  /**
+   * Shows another session as `showSession` does, building a large one's tree in slices of the
+   * event loop (a million entries take about half a second): the webviews keep the session they
+   * show until the new one is ready, and the session-side changes made meanwhile (appends, a
+   * checkout, labels, the title) are applied after it, in order. Resolves when the session is
+   * shown, or when another `showSession` replaced it first.
+   */
+  async showSessionInSlices(data: SessionData | null, title: string, readOnly: ReadOnlyNotice | null): Promise<void> {
+    const size = data === null ? 0 : Array.isArray(data.entries) ? data.entries.length : data.entries.size;
+    if (data === null || size < this.slicing.from || data.sessionId === this.model.sessionId) return this.showSession(data, title, readOnly);
+    this.cancelLoading();
+    const load = { cancelled: false, queued: [] as (() => void)[] };
+    this.loading = load;
+    const next = TreeModel.create(this.model.filter);
+    next.setQuery(this.model.query);
+    const steps = next.loadSteps(data);
+    try {
+      // A replaced load stops at its next step.
+      await runStepsInSlices((function* () {
+        while (!load.cancelled && !steps.next().done) yield;
+      })(), this.slicing.ms);
+    } finally {
+      // A load that failed shows nothing new, and queues nothing more.
+      if (this.loading === load && !load.cancelled) this.loading = undefined;
+    }
+    if (load.cancelled) return;
+    this.loading = undefined;
+    // The window's filter and search may have changed while the tree was built.
+    if (next.filter !== this.model.filter) next.setFilter(this.model.filter);
+    if (next.query !== this.model.query) next.setQuery(this.model.query);
+    this.modelValue = next;
+    this.title = title;
+    this.readOnly = readOnly;
+    this.shown();
+    for (const port of this.ports) port.sendReadOnly();
+    for (const change of load.queued) change();
+  }
+
+  /** A session-side change that must wait for the tree being built; true when it was queued. */
+  private queued(change: () => void): boolean {
+    if (!this.loading) return false;
+    this.loading.queued.push(change);
+    return true;
+  }
+
+  private cancelLoading(): void {
+    if (this.loading) this.loading.cancelled = true;
+    this.loading = undefined;
+  }
+
+  /** Another session was loaded into the model: every webview starts at its leaf. */
+  private shown(): void {
+    this.untouched = true;
+    const index = this.model.index;
+    this.ids = new SafeIds((id) => index.positionOf(id) !== undefined);
+    this.broadcast({ target: "leaf", align: "center" }, true);
+  }
+
   /** Entries appended to the file; the leaf moves with them. Webviews that showed the leaf follow it. */
   append(entries: readonly EntrySummary[], leafId: string | null): void {
+    if (this.queued(() => this.append(entries, leafId))) return;
     const following = [...this.ports].filter((p) => p.showsRow(this.model.leafRow()?.row ?? -1));
     const focusOnLeaf = this.model.focusId !== null && this.model.leafRow() !== undefined && this.model.focusRow() === this.model.leafRow()?.row;
     this.model.append(entries, leafId);
@@ -143,27 +209,32 @@ export class TreeHub {
 
   /** The leaf moved without new entries (a checkout). */
   moveLeaf(leafId: string | null): void {
+    if (this.queued(() => this.moveLeaf(leafId))) return;
     this.model.moveLeaf(leafId);
     this.broadcast({ target: "none", align: "nearest" });
   }
 
   changeLabels(changes: readonly LabelChange[]): void {
+    if (this.queued(() => this.changeLabels(changes))) return;
     this.model.applyLabelChanges(changes);
     this.broadcast({ target: "none", align: "nearest" });
   }
 
   setTitle(title: string): void {
+    if (this.queued(() => this.setTitle(title))) return;
     this.title = title;
     this.broadcast({ target: "none", align: "nearest" });
   }
 
   setReadOnly(notice: ReadOnlyNotice | null): void {
+    if (this.queued(() => this.setReadOnly(notice))) return;
     this.readOnly = notice;
     for (const port of this.ports) port.sendReadOnly();
   }
 
   /** Selects an entry and brings it into view everywhere (after a checkout from the palette, say). */
   reveal(entryId: string): void {
+    if (this.queued(() => this.reveal(entryId))) return;
     if (!this.model.select(entryId)) return;
     this.broadcast({ target: "focus", align: "center", ifHidden: true });
   }

@@ -246,3 +246,84 @@ describe("tree host", () => {
     assert.equal(view.last().window.rowCount, 0);
   });
 });
+
+describe("tree host: a large session built in slices", () => {
+  const silent: TreeHostActions = {
+    checkout: () => undefined, fork: () => undefined, label: () => undefined, copyText: () => undefined, forkReadOnly: () => undefined,
+    details: () => undefined, log: () => undefined,
+  };
+  const dataOf = (f: ReturnType<typeof generateTreeFixture>) => ({ sessionId: f.sessionId, name: f.name, entries: [...f.entries], labels: f.labels, leafId: f.leafId });
+  /** Every row of a hub's tree, as a webview would be sent them. */
+  function allRows(hub: TreeHub): unknown {
+    const m = hub.messageFor(true, null, 0, hub.model.rows.count);
+    return { rows: m.window.rows, selection: m.selection, status: m.status, session: m.session, view: m.view };
+  }
+
+  it("gives the event loop turns, shows the previous session until it is ready, then the same tree a plain show builds, with the changes made meanwhile applied after", async () => {
+    const big = generateTreeFixture(6_000, 7);
+    // Every step yields (slices of 0 ms), from 1,000 entries on.
+    const hub = new TreeHub(silent, "default", { from: 1_000, ms: 0 });
+    hub.showSession({ sessionId: "old", name: null, entries: chain(["a", "b"]), labels: [], leafId: "b" }, "Old", null);
+    const received: HostToWebviewMessage[] = [];
+    hub.connect((m) => void received.push(m)).receive({ type: "ready" });
+    let turns = 0;
+    let counting = true;
+    const count = (): void => {
+      turns++;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    const shown = hub.showSessionInSlices(dataOf(big), "Big", null);
+    await tick();
+    assert.equal(hub.sessionId, "old", "the previous session stays shown while the tree is built");
+    // Session-side changes of the new session while it is built: an append, a checkout, a label, the title.
+    const leaf = big.leafId!;
+    const added = [entry("n1", leaf), entry("n2", "n1")];
+    const relabel = big.entries.find((e) => e.type === "message" && e.id !== leaf)!.id;
+    hub.append(added, "n2");
+    hub.moveLeaf("n1");
+    hub.changeLabels([{ targetId: relabel, label: "checked" }]);
+    hub.setTitle("Big, renamed");
+    assert.equal(hub.sessionId, "old");
+    const before = received.length;
+    await shown;
+    counting = false;
+    assert.ok(turns > 5, `the event loop had turns while the tree was built (${turns})`);
+    assert.equal(hub.sessionId, big.sessionId);
+    assert.ok(received.length > before, "the webview was sent the new session");
+    // The same session shown at once, with the same changes, draws the same rows.
+    const plain = new TreeHub(silent);
+    plain.showSession(dataOf(big), "Big", null);
+    plain.append(added, "n2");
+    plain.moveLeaf("n1");
+    plain.changeLabels([{ targetId: relabel, label: "checked" }]);
+    plain.setTitle("Big, renamed");
+    assert.deepEqual(allRows(hub), allRows(plain));
+    assert.equal(hub.model.leafId, "n1");
+    assert.equal(hub.model.labels.get(relabel), "checked");
+  });
+
+  it("a session shown while another is still being built replaces it: the first is never shown, nor are its changes applied", async () => {
+    const first = generateTreeFixture(5_000, 3);
+    const second = generateTreeFixture(3_000, 4);
+    const hub = new TreeHub(silent, "default", { from: 1_000, ms: 0 });
+    const sessions: (string | null)[] = [];
+    hub.connect((m) => {
+      if (m.type === "tree") sessions.push(m.session?.sessionId ?? null);
+    }).receive({ type: "ready" });
+    const slow = hub.showSessionInSlices(dataOf(first), "First", null);
+    await tick();
+    hub.append([entry("late", first.leafId)], "late");
+    const fast = hub.showSessionInSlices(dataOf(second), "Second", null);
+    await Promise.all([slow, fast]);
+    assert.equal(hub.sessionId, second.sessionId);
+    assert.equal(hub.model.index.positionOf("late"), undefined, "the first session's change was dropped with it");
+    assert.ok(!sessions.includes(first.sessionId), "the first session was never sent");
+    // A plain show, with nothing in slices, also replaces a load under way.
+    const third = hub.showSessionInSlices(dataOf(first), "First", null);
+    await tick();
+    hub.showSession({ sessionId: "small", name: null, entries: chain(["x"]), labels: [], leafId: "x" }, "Small", null);
+    await third;
+    assert.equal(hub.sessionId, "small");
+  });
+});

@@ -10,6 +10,8 @@ import type { SessionHeader } from "./types";
 export const INDEX_FORMAT = 3;
 const MAGIC = Buffer.from("ARBORIX1", "latin1");
 const HASH_BYTES = 20;
+/** Ids decoded and split between two yields of a stepped decode. */
+const IDS_PER_PIECE = 8192;
 /** Bytes checked between two yields of a stepped decode. */
 const CHECK_SLICE = 4 * 1024 * 1024;
 
@@ -219,12 +221,16 @@ export function* decodeIndexSteps(buf: Buffer): Steps<SessionIndexData | undefin
     const n = meta.count;
     const head = 12 + metaLength;
     let at = head + ((8 - (head % 8)) % 8);
+    // One column a step: each is a copy into fresh memory (8 MB for a million offsets).
     const offsets = column(buf, at, (m) => new Float64Array(m), n, 8);
     at += 8 * n;
+    yield;
     const lengths = column(buf, at, (m) => new Float64Array(m), n, 8);
     at += 8 * n;
+    yield;
     const lines = column(buf, at, (m) => new Int32Array(m), n, 4);
     at += 4 * n;
+    yield;
     const parentAt = column(buf, at, (m) => new Int32Array(m), n, 4);
     at += 4 * n;
     const flags = column(buf, at, (m) => new Uint8Array(m), n, 1);
@@ -240,12 +246,13 @@ export function* decodeIndexSteps(buf: Buffer): Steps<SessionIndexData | undefin
     if (!meta.stringsJson && n > 0) {
       // The ids are split now (every lookup needs them); the timestamps stay one text until asked for.
       // Both are decoded in pieces that end at a newline (a newline byte is never inside a UTF-8 sequence).
+      // Pieces of IDS_PER_PIECE ids: splitting one makes that many strings at once.
       const cuts: number[] = [at];
       let end = at - 1;
       for (let k = 0; k < n; k++) {
         end = buf.indexOf(0x0a, end + 1);
         if (end < 0 || end >= body) return undefined;
-        if ((k + 1) % STEP_EVERY === 0) {
+        if ((k + 1) % IDS_PER_PIECE === 0) {
           cuts.push(end + 1);
           yield;
         }
@@ -257,15 +264,13 @@ export function* decodeIndexSteps(buf: Buffer): Steps<SessionIndexData | undefin
         for (const id of piece) ids.push(id);
         yield;
       }
-      const pieces: string[] = [];
-      for (let from = end + 1; from < body; ) {
-        const nl = buf.indexOf(0x0a, Math.min(body - 1, from + CHECK_SLICE));
-        const to = nl < 0 || nl >= body ? body : nl + 1;
-        pieces.push(buf.toString("utf8", from, to));
-        from = to;
+      // The timestamps stay bytes (copied out of the index, in slices), decoded one by one when asked for.
+      const timeBytes = Buffer.allocUnsafeSlow(body - (end + 1));
+      for (let from = end + 1; from < body; from += CHECK_SLICE) {
+        buf.copy(timeBytes, from - (end + 1), from, Math.min(body, from + CHECK_SLICE));
         yield;
       }
-      const times = yield* TextLines.ofSteps(pieces.join(""), n);
+      const times = yield* TextLines.ofSteps(timeBytes, n);
       if (ids.length !== n || !times) return undefined;
       timestamps = times;
     } else {
@@ -282,7 +287,9 @@ export function* decodeIndexSteps(buf: Buffer): Steps<SessionIndexData | undefin
       }
     }
     const types = new Array<string>(n);
+    yield;
     const roles = new Array<string | undefined>(n);
+    yield;
     for (let i = 0; i < n; i++) {
       types[i] = meta.typeNames[typeCodes[i]!]!;
       roles[i] = meta.roleNames[roleCodes[i]!] ?? undefined;

@@ -1,3 +1,4 @@
+import { runSteps, STEP_EVERY, type Steps } from "../util/steps";
 import { IdIndex, type IdLookup } from "./id-index";
 import type { EntrySummary } from "./types";
 
@@ -141,9 +142,14 @@ export class TreeIndex {
 
   /** Builds the index of entries in file order. An array is kept (not copied) and grows with appends. */
   static build(entries: EntrySummary[] | TreeSource): TreeIndex {
+    return runSteps(TreeIndex.buildSteps(entries));
+  }
+
+  /** `build` in steps (see util/steps): the host builds a large session's index in slices. */
+  static *buildSteps(entries: EntrySummary[] | TreeSource): Steps<TreeIndex> {
     const index = new TreeIndex();
     index.source = Array.isArray(entries) ? new SummaryListSource(entries) : entries;
-    index.rebuild();
+    yield* index.rebuildSteps();
     return index;
   }
 
@@ -283,12 +289,12 @@ export class TreeIndex {
   /** Rebuilds everything from the entry list (after a batch `append` refused). */
   appendByRebuild(entries: readonly EntrySummary[]): void {
     this.source.push(entries);
-    this.rebuild();
+    runSteps(this.rebuildSteps());
   }
 
   // ------------------------------------------------------------------ building
 
-  private rebuild(): void {
+  private *rebuildSteps(): Steps<void> {
     const source = this.source;
     const n = source.size;
     const known = source.structure?.();
@@ -304,6 +310,8 @@ export class TreeIndex {
     this.lastChildOf.fill(NONE);
     this.nextSiblingOf.fill(NONE);
     this.firstRootValue = this.lastRootValue = NONE;
+    // The columns' memory is fresh (20 MB for a million entries): a step of its own.
+    yield;
     // An id seen again names its last entry: the earlier one is superseded (flags stay 0).
     const superseded = new Uint8Array(n);
     if (known) this.ids = new LayeredIds(known, (i) => source.idAt(i));
@@ -311,6 +319,7 @@ export class TreeIndex {
       const ids = new IdIndex((i) => source.idAt(i), n);
       this.ids = ids;
       for (let i = 0; i < n; i++) {
+        if ((i & (STEP_EVERY - 1)) === 0) yield;
         const before = ids.set(source.idAt(i), i);
         if (before >= 0) {
           superseded[before] = 1;
@@ -320,6 +329,7 @@ export class TreeIndex {
     }
     let nodes = 0;
     for (let i = 0; i < n; i++) {
+      if ((i & (STEP_EVERY - 1)) === 0) yield;
       if (superseded[i]) continue;
       if (source.isCheckoutMarker(i)) this.flags[i] = FLAG_MARKER;
       else {
@@ -335,6 +345,7 @@ export class TreeIndex {
     let parentsLater = false;
     this.known = known;
     for (let i = 0; i < n; i++) {
+      if ((i & (STEP_EVERY - 1)) === 0) yield;
       if (!(this.flags[i] & FLAG_NODE)) continue;
       this.attach(i);
       const p = this.parentOf[i];
@@ -344,7 +355,9 @@ export class TreeIndex {
     // A parent cycle needs an entry whose parent comes later in the file (or itself, through a
     // marker); files written in append order have none and skip the reachability walk.
     if (parentsLater) this.cutCycles();
+    yield;
     for (let i = 0; i < n; i++) {
+      if ((i & (STEP_EVERY - 1)) === 0) yield;
       if (this.flags[i] & FLAG_NODE && this.firstChildOf[i] !== this.lastChildOf[i]) this.sortChildren(i);
     }
   }

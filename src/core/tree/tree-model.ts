@@ -1,3 +1,4 @@
+import { runSteps, type Steps } from "../util/steps";
 import { passesFilterFacts, type FilterMode } from "./filters";
 import { matchesSearch, parseSearchQuery, searchableText } from "./search";
 import { NONE, TreeIndex, type TreeSource } from "./tree-index";
@@ -144,6 +145,14 @@ export class TreeModel {
    * are replaced too; the filter and the search are kept.
    */
   load(data: SessionData | null, folded: Iterable<string> = [], selection: readonly string[] = []): void {
+    runSteps(this.loadSteps(data, folded, selection));
+  }
+
+  /**
+   * `load` in steps (see util/steps), for a large session built in slices. The model is not
+   * consistent until the steps end: build a model nobody reads yet, then use it.
+   */
+  *loadSteps(data: SessionData | null, folded: Iterable<string> = [], selection: readonly string[] = []): Steps<void> {
     const keep = [...folded];
     this.foldedIds.clear();
     for (const id of keep) this.foldedIds.add(id);
@@ -151,8 +160,8 @@ export class TreeModel {
     this.nameValue = data ? data.name : null;
     this.labelMap.clear();
     for (const l of data ? data.labels : []) this.labelMap.set(l.targetId, l.label);
-    this.indexValue = TreeIndex.build(data ? data.entries : []);
-    this.afterBuild(data ? data.leafId : null);
+    this.indexValue = yield* TreeIndex.buildSteps(data ? data.entries : []);
+    yield* this.afterBuild(data ? data.leafId : null);
     this.selected = selection.filter((id) => this.indexValue.resolve(id) !== undefined).slice(-MAX_SELECTED);
     if (this.selected.length === 0) {
       const leaf = this.leafRow();
@@ -170,7 +179,7 @@ export class TreeModel {
     const result = this.indexValue.append(entries);
     if (!result.ok) {
       this.indexValue.appendByRebuild(entries);
-      this.afterBuild(leafId);
+      runSteps(this.afterBuild(leafId));
       this.afterLayout();
       return;
     }
@@ -316,6 +325,10 @@ export class TreeModel {
   // ------------------------------------------------------------------ internals
 
   private layout(): TreeRows {
+    return runSteps(this.layoutSteps());
+  }
+
+  private layoutSteps(): Steps<TreeRows> {
     this.stats.layouts++;
     const index = this.indexValue;
     const labels = this.labelMap;
@@ -333,7 +346,7 @@ export class TreeModel {
       if (text === undefined) text = this.searchTexts[i] = searchableText(index.summary(i));
       return matchesSearch(text, labels.get(index.idAt(i)), tokens);
     };
-    return new TreeRows(index, shows, folded.size === 0 ? () => false : (i) => folded.has(index.idAt(i)));
+    return TreeRows.layoutSteps(index, shows, folded.size === 0 ? () => false : (i) => folded.has(index.idAt(i)));
   }
 
   /** Whether the filter shows the entry at `i`, from its skeleton (no body is read). */
@@ -364,7 +377,7 @@ export class TreeModel {
     if (missing.length > 0) flush();
   }
 
-  private afterBuild(leafId: string | null): void {
+  private *afterBuild(leafId: string | null): Steps<void> {
     this.stats.builds++;
     this.searchTexts = [];
     this.onPath = new Uint8Array(Math.max(16, this.indexValue.size));
@@ -374,7 +387,7 @@ export class TreeModel {
     this.leafIdValue = leafId;
     this.leafNode = this.resolveLeaf(leafId);
     this.shownLeaf = this.leafNode;
-    this.rowsValue = this.layout();
+    this.rowsValue = yield* this.layoutSteps();
     for (let n = this.leafNode; n !== NONE; n = this.indexValue.parent(n)) this.onPath[n] = 1;
     this.changed();
   }

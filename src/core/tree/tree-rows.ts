@@ -1,3 +1,4 @@
+import { runSteps, STEP_EVERY, type Steps } from "../util/steps";
 import { NONE, type TreeIndex } from "./tree-index";
 
 /** The sibling group of top-level rows (every other group is keyed by its branch point's position). */
@@ -44,10 +45,26 @@ export class TreeRows {
    * Lays out every node. `shows(i)` is the filter and search; `isFolded(i)` names folded branch
    * points (other positions are ignored). Linear in the number of entries; no recursion.
    */
-  constructor(
+  static layout(index: TreeIndex, shows: (i: number) => boolean, isFolded: (i: number) => boolean): TreeRows {
+    return runSteps(TreeRows.layoutSteps(index, shows, isFolded));
+  }
+
+  /** `layout` in steps (see util/steps): the host lays out a large session in slices. */
+  static *layoutSteps(index: TreeIndex, shows: (i: number) => boolean, isFolded: (i: number) => boolean): Steps<TreeRows> {
+    const rows = new TreeRows(index, shows);
+    const n = index.size;
+    for (let i = 0; i < n; i++) {
+      if ((i & (STEP_EVERY - 1)) === 0) yield;
+      if (index.isNode(i) && isFolded(i)) rows.foldedArr[i] = 1;
+    }
+    yield* rows.countShown();
+    yield* rows.place();
+    return rows;
+  }
+
+  private constructor(
     private readonly index: TreeIndex,
     private readonly shows: (i: number) => boolean,
-    isFolded: (i: number) => boolean,
   ) {
     const n = index.size;
     this.capacity = Math.max(16, Math.ceil(n * 1.25));
@@ -65,9 +82,6 @@ export class TreeRows {
     this.rowOfArr = new Int32Array(c).fill(-1);
     this.shown = new Uint8Array(c);
     this.foldedArr = new Uint8Array(c);
-    for (let i = 0; i < n; i++) if (index.isNode(i) && isFolded(i)) this.foldedArr[i] = 1;
-    this.countShown();
-    this.place();
   }
 
   /** Rows drawn. */
@@ -295,11 +309,13 @@ export class TreeRows {
   }
 
   /** Pass 1: which nodes are shown, their drawn parents and drawn child counts. */
-  private countShown(): void {
+  private *countShown(): Steps<void> {
     // The columns as locals: this pass runs over every entry of the session when it is shown.
     const index = this.index;
     const { shown, up, drawnParentArr, drawnChildren, lastDrawnChild } = this;
+    let steps = 0;
     for (let v = index.firstRoot; v !== NONE; v = index.nextInPreorder(v)) {
+      if ((++steps & (STEP_EVERY - 1)) === 0) yield;
       const p = index.parent(v);
       const anc = p === NONE ? NONE : up[p]!;
       if (this.shows(v)) {
@@ -318,12 +334,14 @@ export class TreeRows {
   }
 
   /** Pass 2: rows in pre-order, with levels, segments and sibling groups; folded subtrees are skipped. */
-  private place(): void {
+  private *place(): Steps<void> {
     const index = this.index;
     const { shown, drawnParentArr, drawnChildren, levelArr, groupOf, segmentOf, posArr, groupSize } = this;
     let topSize = this.topSize;
     let v = index.firstRoot;
+    let steps = 0;
     while (v !== NONE) {
+      if ((++steps & (STEP_EVERY - 1)) === 0) yield;
       if (!shown[v]) {
         v = index.nextInPreorder(v);
         continue;

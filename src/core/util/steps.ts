@@ -14,7 +14,7 @@ export function runSteps<T>(steps: Steps<T>): T {
 }
 
 /** Runs `steps` in slices of about `sliceMs` of work (0: a turn at every yield). */
-export async function runStepsInSlices<T>(steps: Steps<T>, sliceMs = 25): Promise<T> {
+export async function runStepsInSlices<T>(steps: Steps<T>, sliceMs = 15): Promise<T> {
   let start = performance.now();
   for (;;) {
     const r = steps.next();

@@ -188,24 +188,58 @@ export class EntryStore {
 
   /** The columns of a store whose entries are all in its file (see canSnapshot). */
   snapshot(): StoreColumns {
+    return runSteps(this.snapshotSteps());
+  }
+
+  /**
+   * `snapshot` as steps (see runStepsInSlices): each column is copied in a step of its own (tens of
+   * MB of fresh memory at a million entries). The store must not change until the steps end.
+   */
+  *snapshotSteps(): Steps<StoreColumns> {
     if (this.parentsStale) this.relinkParents();
     const parentIds: [number, string][] = [];
     for (let i = 0; i < this.count; i++) {
       const parentId = this.parents[i]!;
       if (parentId !== null && (this.parentAt[i]! < 0 || this.ids[this.parentAt[i]!] !== parentId)) parentIds.push([i, parentId]);
+      if ((i + 1) % STEP_EVERY === 0) yield;
     }
+    const n = this.count;
+    const ids = this.ids.slice();
+    yield;
+    const types = this.types.slice();
+    yield;
+    const roles = this.roles.slice();
+    yield;
+    let timestamps: string[];
+    if (this.restoredTimes) {
+      timestamps = new Array<string>(n);
+      const restored = this.restoredTimes;
+      for (let i = 0; i < restored.length; i++) {
+        timestamps[i] = restored.at(i);
+        if ((i + 1) % STEP_EVERY === 0) yield;
+      }
+      for (let k = 0; k < this.timestamps.length; k++) timestamps[restored.length + k] = this.timestamps[k]!;
+    } else timestamps = this.timestamps.slice();
+    yield;
+    const parentAt = this.parentAt.slice(0, n);
+    const lines = this.lines.slice(0, n);
+    yield;
+    const offsets = this.offsets.slice(0, n);
+    yield;
+    const lengths = this.lengths.slice(0, n);
+    const flags = this.flags.slice(0, n);
     return {
-      count: this.count,
-      ids: this.ids.slice(),
+      count: n,
+      ids,
       parentIds,
-      parentAt: this.parentAt.slice(0, this.count),
-      types: this.types.slice(),
-      roles: this.roles.slice(),
-      timestamps: this.restoredTimes ? [...this.restoredTimes.toArray(), ...this.timestamps] : this.timestamps.slice(),
-      lines: this.lines.slice(0, this.count),
-      offsets: this.offsets.slice(0, this.count),
-      lengths: this.lengths.slice(0, this.count),
-      flags: this.flags.slice(0, this.count),
+      parentAt,
+      types,
+      roles,
+      timestamps,
+      lines,
+      offsets,
+      lengths,
+      flags,
       labels: [...this.labelMap],
       name: this.nameValue,
       migrateOnParse: this.migrateOnParse,

@@ -122,7 +122,8 @@ export async function loadSession(path: string, opts: LoadOptions = {}): Promise
     }
     opts.signal?.throwIfAborted();
     if (dir !== undefined && use !== "off" && use !== "unchanged") {
-      const snapshot = snapshotForIndex(path, st, fd, { ...loaded, size: stamp.size });
+      // Taken before the open returns (in slices), while nothing can change the store.
+      const snapshot = await snapshotForIndex(path, st, fd, { ...loaded, size: stamp.size });
       if (snapshot) {
         // Saved after the caller has its session: an open never waits for the cache.
         loaded.indexWritten = new Promise<void>((done) => setImmediate(done)).then(() => writeIndex(snapshot, dir)).catch(() => undefined);

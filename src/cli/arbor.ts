@@ -33,11 +33,22 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return command ? 0 : 2;
   }
+  // A reader that stops early (`arbor tree FILE | head`) closes the pipe: the rest of the output
+  // is dropped quietly and the command ends as it would have, its files in order (no crash on EPIPE).
+  let closed = false;
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE") throw err;
+    closed = true;
+    process.stdout.emit("drain");
+  });
   return runCommand(command, rest, {
-    stdout: (s) => process.stdout.write(s),
+    stdout: (s) => {
+      if (!closed) process.stdout.write(s);
+    },
     stderr: (s) => process.stderr.write(s),
     stdoutIsTerminal: process.stdout.isTTY === true,
-    drain: () => (process.stdout.writableNeedDrain ? new Promise<void>((resolve) => process.stdout.once("drain", () => resolve())) : Promise.resolve()),
+    drain: () => (!closed && process.stdout.writableNeedDrain ? new Promise<void>((resolve) => process.stdout.once("drain", () => resolve())) : Promise.resolve()),
+    closed: () => closed,
   });
 }
 

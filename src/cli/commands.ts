@@ -22,6 +22,8 @@ export interface Output {
   stdoutIsTerminal?: boolean;
   /** Resolves once stdout has taken what was written (commands that stream a lot wait on it). */
   drain?(): Promise<void>;
+  /** Standard output's reader went away (a closed pipe): long output stops early. */
+  closed?(): boolean;
   /**
    * Text made only of fields already escaped one by one (oneLine) and of Arbor's own words: it
    * skips the last-line-of-defence pass, which costs a scan of every character (the tree's text
@@ -60,7 +62,7 @@ export async function runCommand(command: string, argv: string[], out: Output): 
   // Session text reaches a terminal: everything but JSON output is escaped as a last line of
   // defence (fields are also escaped one by one, so that none can forge a line of its own).
   const json = flag("json") === true || flag("ndjson") === true || command === "context" || (command === "export" && out.stdoutIsTerminal === false);
-  const safe: Output = { stdout: (s) => out.stdout(json ? s : escapeTerminal(s)), stdoutEscaped: (s) => out.stdout(s), stderr: (s) => out.stderr(escapeTerminal(s)), drain: out.drain };
+  const safe: Output = { stdout: (s) => out.stdout(json ? s : escapeTerminal(s)), stdoutEscaped: (s) => out.stdout(s), stderr: (s) => out.stderr(escapeTerminal(s)), drain: out.drain, closed: out.closed };
   // Every command but ls takes a session FILE first: a FIFO, a device or a folder is refused here,
   // before anything opens it (a read would hang) or takes a lock beside it.
   if (command !== "ls") await assertRegularFile(resolve(args.positional[0]!));

@@ -12,6 +12,8 @@ export interface StreamOutput {
   stdoutEscaped?(text: string): void;
   stderr(text: string): void;
   drain?(): Promise<void>;
+  /** The reader went away (`arbor tree FILE | head`): nothing more is read or written. */
+  closed?(): boolean;
 }
 
 export interface TreeCommandOptions extends TreeView {
@@ -89,6 +91,7 @@ export async function writeTree(sm: SessionManager, file: string, opts: TreeComm
       stopped = true;
       break;
     }
+    if (out.closed?.()) return;
     // The JSON forms list entries; folds are a drawing device.
     if (json && step.folded && step.pos < 0) continue;
     batch.push(step);

@@ -146,4 +146,37 @@ describe("arbor tree at any size", function () {
     assert.ok(drawn.reduce((m, l) => Math.max(m, l.length), 0) < 120, "indentation stays bounded");
     assert.match(drawn[drawn.length - 1]!, /^\* ‹\d+›/);
   });
+
+  it("stops quietly, with status 0, when its reader closes the pipe early (arbor tree FILE | head)", async () => {
+    const { spawn } = await import("node:child_process");
+    const header = { type: "session", version: 3, id: "0199aaaa-0000-7000-8000-00000000c4a2", timestamp: "2026-01-01T00:00:00.000Z", cwd: tmp.dir };
+    const lines = [JSON.stringify(header)];
+    // About 2 MB of tree text: far more than a pipe holds, so writes go on after the reader left.
+    for (let i = 0; i < 20_000; i++) {
+      const id = `p${i.toString(16).padStart(7, "0")}`;
+      lines.push(JSON.stringify({ type: "message", id, parentId: i ? `p${(i - 1).toString(16).padStart(7, "0")}` : null, timestamp: "2026-01-01T00:00:01.000Z", message: user(`question ${i} ${"words ".repeat(15)}`) }));
+    }
+    const file = join(tmp.dir, "piped.jsonl");
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    for (const form of [[], ["--ndjson"], ["--json"]]) {
+      const child = spawn(process.execPath, [CLI, "tree", file, ...form], { stdio: ["ignore", "pipe", "pipe"] });
+      let stderr = "";
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      // Read the first line, then go away as `head -1` does.
+      const first = await new Promise<string>((done) => {
+        let got = "";
+        child.stdout.on("data", (d: Buffer) => {
+          got += d.toString();
+          if (got.includes("\n")) {
+            child.stdout.destroy();
+            done(got.slice(0, got.indexOf("\n")));
+          }
+        });
+      });
+      const code = await new Promise<number | null>((done) => child.on("exit", (c) => done(c)));
+      assert.ok(first.length > 0);
+      assert.equal(stderr, "", `${form.join(" ")}: nothing on stderr`);
+      assert.equal(code, 0, `${form.join(" ")}: status 0`);
+    }
+  });
 });

@@ -16,7 +16,10 @@ import { TreeModel } from "../../src/core/tree/tree-model";
 import { generateLadderFixture, generateTreeFixture, type TreeFixture } from "../support/webview-harness.fixtures";
 import { chromiumAvailable, DARK_THEME, LIGHT_THEME, repoRoot, startHarness, waitForPage, type ThemeVars } from "../support/webview-harness";
 import { harnessSession } from "../support/webview-harness-host";
-import { benchBrowser, benchDeep, round, stats, type Stats } from "./webview-bench-browser";
+import { benchBrowser, benchDeep, benchSessionFile, round, stats, type Stats } from "./webview-bench-browser";
+import { SessionManager } from "../../src/core/session/session-manager";
+import { openSessionTitle } from "../../src/core/session/title";
+import { sessionDataOf } from "../../src/extension/tree-session-data";
 
 function argValue(name: string, fallback: string): string {
   const i = process.argv.indexOf(name);
@@ -159,6 +162,27 @@ async function main(): Promise<void> {
   if (process.argv.includes("--screenshots")) {
     const files = await screenshots(bundle);
     console.log(`wrote ${files.map((f) => path.relative(repoRoot(), f)).join(", ")}`);
+    return;
+  }
+  const sessionFiles = argValue("--session", "");
+  if (sessionFiles) {
+    // Real session files, through the extension's own path (see benchSessionFile).
+    if (!fs.existsSync(bundle) || !chromiumAvailable()) throw new Error("--session needs dist/tree.js (npm run build) and /usr/bin/chromium");
+    const runs = Number(argValue("--runs", "5"));
+    console.log(`Conversation Tree first paint from session files; ${os.cpus().length} CPUs, load average ${round(os.loadavg()[0])}`);
+    for (const file of sessionFiles.split(",")) {
+      const t0 = performance.now();
+      const sm = await SessionManager.open(file, { readOnly: true });
+      const openMs = performance.now() - t0;
+      await sm.whenIndexSaved();
+      const result = await benchSessionFile(() => sessionDataOf(sm), openSessionTitle(sm), bundle, runs);
+      const fp = result.hostRequestToPaintedMs as Stats;
+      const hostMs = result.hostWorkMs as Stats;
+      const longest = result.longestHostTaskMs as Stats;
+      console.log(`  ${path.basename(file)}: ${sm.getEntryCount().toLocaleString("en-US")} entries (opened in ${round(openMs)} ms, index ${sm.getIndexUse()}); first paint from the host's request to painted rows median ${fp.median} ms (max ${fp.max}), host work ${hostMs.median} ms, longest host task ${longest.median} ms (max ${longest.max}), webview heap ${String(result.pageHeapAfterFirstPaintMb)} MB, ${String(result.rowsSent)} rows sent`);
+      await sm.close();
+    }
+    console.log(`load average after: ${round(os.loadavg()[0])}`);
     return;
   }
   const sizes = argValue("--sizes", "100000,1000000").split(",").map(Number);

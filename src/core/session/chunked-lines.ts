@@ -3,6 +3,7 @@ import { MAX_LINE_BYTES } from "./line-parser";
 
 /** How much of a file is read at once: scanning one chunk stays well under 100 ms. */
 const CHUNK_BYTES = 8 * 1024 * 1024;
+const FIRST_CHUNK_BYTES = 1024 * 1024;
 
 /** A buffer with a 4-byte-aligned Int32Array view of the same memory (for word-wise byte tests). */
 interface Block {
@@ -62,7 +63,9 @@ export interface LinesRead {
  * memory at once: two chunk buffers are all it holds (more only for a line longer than a chunk).
  */
 export async function readLines(fd: number, from: number, to: number, firstLine: number, visit: LineVisitor, visitLong?: LongLineVisitor, between?: () => Promise<void> | undefined): Promise<LinesRead> {
-  let cur = block(Math.min(CHUNK_BYTES, Math.max(4096, to - from)));
+  // The first chunk is small: it runs while the scanning code is still cold (not yet optimised), and
+  // 8 MB of it was a task of about 140 ms.
+  let cur = block(Math.min(FIRST_CHUNK_BYTES, Math.max(4096, to - from)));
   let spare: Block | undefined;
   let pos = from;
   let base = from;

@@ -28,9 +28,9 @@ export interface LineSpan {
 }
 
 /** Growable typed columns, doubled as entries are added. */
-function grow<T extends Int32Array | Float64Array | Uint8Array>(column: T, size: number, make: (n: number) => T): T {
+function grow<T extends Int32Array | Float64Array | Uint8Array>(column: T, size: number, make: (n: number) => T, to = Math.max(16, column.length * 2)): T {
   if (size < column.length) return column;
-  const next = make(Math.max(16, column.length * 2));
+  const next = make(to);
   next.set(column);
   return next;
 }
@@ -60,6 +60,8 @@ export class EntryStore {
   private timestamps: string[] = [];
   /** Timestamps of the entries restored from a reopen index, decoded when asked for. */
   private restoredTimes: TextLines | undefined;
+  /** Columns given room ahead of a read so far (see reserveStep). */
+  private reserved = 0;
   private lines: Int32Array = new Int32Array(16);
   private offsets: Float64Array = new Float64Array(16);
   private lengths: Float64Array = new Float64Array(16);
@@ -86,6 +88,56 @@ export class EntryStore {
 
   // ------------------------------------------------------------------ adding
 
+  /**
+   * Makes room for about `count` entries ahead of a read (an estimate from the file's size), one
+   * column per call so that each call is a short task; false once every column has room. Growing
+   * five arrays of a million strings by half at a time copied them into fresh memory in tasks of
+   * 100 to 230 ms. `endReserve` gives the arrays their true length again.
+   */
+  reserveStep(count: number): boolean {
+    if (count <= this.count || this.restoredTimes) return false;
+    const longer = <T>(column: T[]): T[] => {
+      if (column.length >= count) return column;
+      const next = new Array<T>(count);
+      for (let k = 0; k < this.count; k++) next[k] = column[k]!;
+      return next;
+    };
+    switch (this.reserved++) {
+      case 0:
+        if (count <= this.lines.length) return true;
+        this.lines = grow(this.lines, this.lines.length, (n) => new Int32Array(n), count);
+        this.offsets = grow(this.offsets, this.offsets.length, (n) => new Float64Array(n), count);
+        this.lengths = grow(this.lengths, this.lengths.length, (n) => new Float64Array(n), count);
+        this.flags = grow(this.flags, this.flags.length, (n) => new Uint8Array(n), count);
+        this.parentAt = grow(this.parentAt, this.parentAt.length, (n) => new Int32Array(n), count);
+        return true;
+      case 1:
+        this.ids = longer(this.ids);
+        return true;
+      case 2:
+        this.parents = longer(this.parents);
+        return true;
+      case 3:
+        this.types = longer(this.types);
+        return true;
+      case 4:
+        this.roles = longer(this.roles);
+        return true;
+      case 5:
+        this.timestamps = longer(this.timestamps);
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /** After a read that reserved room: the arrays end at the last entry again. */
+  endReserve(): void {
+    if (this.reserved === 0) return;
+    for (const column of [this.ids, this.parents, this.types, this.roles, this.timestamps]) if (column.length > this.count) column.length = this.count;
+    this.reserved = 0;
+  }
+
   /** `parentId` undefined: the parent is the entry added just before (the loader checked the bytes). */
   private push(id: string, parentId: string | null | undefined, type: string, role: string | undefined, timestamp: string, line: number, offset: number, length: number): number {
     const i = this.count++;
@@ -96,16 +148,17 @@ export class EntryStore {
       this.flags = grow(this.flags, i, (n) => new Uint8Array(n));
       this.parentAt = grow(this.parentAt, i, (n) => new Int32Array(n));
     }
-    this.ids.push(id);
+    // Set by position, not pushed: the columns may have been made longer ahead of a read (reserveStep).
+    this.ids[i] = id;
     // The parent's own id string is reused when known, so that a parent link costs no new string.
     let parent = NO_PARENT;
     if (parentId === undefined) parent = i - 1;
     else if (parentId !== null) parent = this.byId.get(parentId) ?? UNRESOLVED;
-    this.parents.push(parent >= 0 ? this.ids[parent]! : parentId!);
+    this.parents[i] = parent >= 0 ? this.ids[parent]! : parentId!;
     this.parentAt[i] = parent;
-    this.types.push(type);
-    this.roles.push(role);
-    this.timestamps.push(timestamp);
+    this.types[i] = type;
+    this.roles[i] = role;
+    this.timestamps[i - (this.restoredTimes?.length ?? 0)] = timestamp;
     this.lines[i] = line;
     this.offsets[i] = offset;
     this.lengths[i] = length;

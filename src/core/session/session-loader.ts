@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, type Stats } from "node:fs";
 import { BodyReader } from "./body-reader";
 import { readLines } from "./chunked-lines";
-import { runStepsInSlices } from "../util/steps";
+import { runStepsInSlices, turn } from "../util/steps";
 import { EntryStore } from "./entry-store";
 import { SessionError, type LineProblem } from "./errors";
 import { ioError } from "./file-io";
@@ -141,16 +141,45 @@ export async function loadSession(path: string, opts: LoadOptions = {}): Promise
  * Reads bytes [from, stamp.size) of a file into `ingest` (lines numbered from `firstLine`) and
  * finishes the index: the header check, version-1 migration, the torn or unterminated last line.
  */
+/** Lines read before the store makes room for the rest of a large file. */
+const ESTIMATE_AFTER_LINES = 4096;
+/** A bound on that estimate: a file of a few huge lines, then tiny ones, could ask for far too much. */
+const MAX_RESERVE = 1 << 24;
+
 export async function readInto(path: string, store: EntryStore, ingest: LineIngest, stamp: FileStamp, from: number, firstLine: number, control: Pick<LoadOptions, "signal" | "pause"> = {}): Promise<Omit<LoadedSession, "indexUse">> {
   const fd = store.reader!.descriptor;
+  // A large file read from its start: once its first lines show how long they run, the store makes
+  // room for the rest, one column between two chunks, each in a task of its own (see EntryStore.reserveStep).
+  let room = 0;
+  let linesSeen = 0;
+  let bytesSeen = 0;
+  const between = async (): Promise<void> => {
+    await control.pause?.();
+    if (from !== 0 || room < 0) return;
+    if (room === 0) {
+      if (linesSeen < ESTIMATE_AFTER_LINES) return;
+      // The entries so far, scaled by the bytes still to come (and a little more).
+      room = Math.min(MAX_RESERVE, Math.ceil((store.size * stamp.size * 1.05) / Math.max(1, bytesSeen)));
+      if (room < 2 * store.size) {
+        room = -1;
+        return;
+      }
+    }
+    await turn();
+    if (!store.reserveStep(room)) room = -1;
+    await turn();
+  };
   const read = await readLines(fd, from, stamp.size, firstLine, (buf, words, s, e, lineNo, fileOffset) => {
     ingest.take(buf, words, s, e, lineNo, fileOffset);
+    linesSeen = lineNo - firstLine + 1;
+    bytesSeen = fileOffset + e - s + 1 - from;
     return ingest.stopped || control.signal?.aborted;
   }, (head, lineNo, _fileOffset, length) => {
     // Past the engine's string limit (issue 9.5): a bad line like any other, reported and kept.
     ingest.problems.push(tooLongProblem(lineNo, length, head));
     return ingest.stopped;
-  }, control.pause);
+  }, between);
+  store.endReserve();
   control.signal?.throwIfAborted();
   let offset = from + read.consumedBytes;
   let lineCount = firstLine - 1 + read.consumedLines;

@@ -23,23 +23,23 @@ export interface RowLanes {
  * deeper. Rows under a folded branch point are not placed.
  */
 export class TreeRows {
-  private rowNodeArr: Int32Array;
+  private rowNodeArr: Int32Array = new Int32Array(0);
   private countValue = 0;
   private topSize = 0;
   private capacity: number;
   /** Nearest shown ancestor-or-self of every node. */
-  private up: Int32Array;
-  private drawnParentArr: Int32Array;
-  private drawnChildren: Int32Array;
-  private lastDrawnChild: Int32Array;
-  private levelArr: Int32Array;
-  private segmentOf: Int32Array;
-  private groupOf: Int32Array;
-  private posArr: Int32Array;
-  private groupSize: Int32Array;
-  private rowOfArr: Int32Array;
-  private shown: Uint8Array;
-  private foldedArr: Uint8Array;
+  private up: Int32Array = new Int32Array(0);
+  private drawnParentArr: Int32Array = new Int32Array(0);
+  private drawnChildren: Int32Array = new Int32Array(0);
+  private lastDrawnChild: Int32Array = new Int32Array(0);
+  private levelArr: Int32Array = new Int32Array(0);
+  private segmentOf: Int32Array = new Int32Array(0);
+  private groupOf: Int32Array = new Int32Array(0);
+  private posArr: Int32Array = new Int32Array(0);
+  private groupSize: Int32Array = new Int32Array(0);
+  private rowOfArr: Int32Array = new Int32Array(0);
+  private shown: Uint8Array = new Uint8Array(0);
+  private foldedArr: Uint8Array = new Uint8Array(0);
 
   /**
    * Lays out every node. `shows(i)` is the filter and search; `isFolded(i)` names folded branch
@@ -52,6 +52,7 @@ export class TreeRows {
   /** `layout` in steps (see util/steps): the host lays out a large session in slices. */
   static *layoutSteps(index: TreeIndex, shows: (i: number) => boolean, isFolded: (i: number) => boolean): Steps<TreeRows> {
     const rows = new TreeRows(index, shows);
+    yield* rows.allocate();
     const n = index.size;
     for (let i = 0; i < n; i++) {
       if ((i & (STEP_EVERY - 1)) === 0) yield;
@@ -66,20 +67,27 @@ export class TreeRows {
     private readonly index: TreeIndex,
     private readonly shows: (i: number) => boolean,
   ) {
-    const n = index.size;
-    this.capacity = Math.max(16, Math.ceil(n * 1.25));
+    this.capacity = Math.max(16, Math.ceil(index.size * 1.25));
+  }
+
+  /** The columns, one a step: at a million entries they are 60 MB of fresh memory. */
+  private *allocate(): Steps<void> {
     const c = this.capacity;
     this.rowNodeArr = new Int32Array(c);
     this.up = new Int32Array(c);
     this.drawnParentArr = new Int32Array(c);
+    yield;
     this.drawnChildren = new Int32Array(c);
     this.lastDrawnChild = new Int32Array(c);
     this.levelArr = new Int32Array(c);
+    yield;
     this.segmentOf = new Int32Array(c);
     this.groupOf = new Int32Array(c);
     this.posArr = new Int32Array(c);
+    yield;
     this.groupSize = new Int32Array(c);
     this.rowOfArr = new Int32Array(c).fill(-1);
+    yield;
     this.shown = new Uint8Array(c);
     this.foldedArr = new Uint8Array(c);
   }

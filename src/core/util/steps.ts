@@ -13,6 +13,12 @@ export function runSteps<T>(steps: Steps<T>): T {
   }
 }
 
+/** Gives the event loop a turn: setImmediate where there is one (Node), else a zero timeout. No Node types here: the tree's protocol, which runs its model in slices, is also compiled for the webview. */
+export const turn: () => Promise<void> = (() => {
+  const immediate = (globalThis as { setImmediate?: (callback: () => void) => unknown }).setImmediate;
+  return immediate ? () => new Promise<void>((resolve) => void immediate(resolve)) : () => new Promise<void>((resolve) => void setTimeout(resolve, 0));
+})();
+
 /** Runs `steps` in slices of about `sliceMs` of work (0: a turn at every yield). */
 export async function runStepsInSlices<T>(steps: Steps<T>, sliceMs = 15): Promise<T> {
   let start = performance.now();
@@ -20,7 +26,7 @@ export async function runStepsInSlices<T>(steps: Steps<T>, sliceMs = 15): Promis
     const r = steps.next();
     if (r.done) return r.value;
     if (performance.now() - start >= sliceMs) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await turn();
       start = performance.now();
     }
   }

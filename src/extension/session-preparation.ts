@@ -8,6 +8,8 @@ import type { SessionsView } from "./sessions-view";
 export interface BackgroundIndexing extends vscode.Disposable {
   /** The sessions asked for at the last listing (none in Restricted Mode); undefined before any listing. */
   readonly requested: readonly string[] | undefined;
+  /** The session being indexed now, if any. */
+  readonly preparing: string | undefined;
 }
 
 /**
@@ -39,6 +41,9 @@ export function prepareListedSessions(sessions: SessionsView, host: SessionHost,
   return {
     get requested() {
       return requested;
+    },
+    get preparing() {
+      return preparedSessions.preparing;
     },
     dispose() {
       listing.dispose();

@@ -29,7 +29,7 @@ export interface HostApi {
     /** The Sessions view: a fresh listing, awaited. */
     readonly sessions: { listNow(): Promise<unknown[]> };
     /** What the Sessions view asked to index in the background at its last listing. */
-    readonly backgroundIndexing: { readonly requested: readonly string[] | undefined };
+    readonly backgroundIndexing: { readonly requested: readonly string[] | undefined; readonly preparing: string | undefined };
   };
 }
 

@@ -78,6 +78,21 @@ describe("the reopen index", () => {
     }
   });
 
+  it("an open while the index of that file is still being saved waits for it and reads it, instead of the whole file", async () => {
+    const file = session(21, 400);
+    const first = await SessionManager.open(file, { readOnly: true, index: index() });
+    assert.equal(first.getIndexUse(), "none");
+    await first.close();
+    // Opened again at once: the index is saved after the first open returned, in slices.
+    const again = await SessionManager.open(file, { readOnly: true, index: index() });
+    try {
+      assert.equal(again.getIndexUse(), "unchanged");
+      assert.deepEqual(again.getEntries(), pi.SessionManager.open(file).getEntries());
+    } finally {
+      await again.close();
+    }
+  });
+
   it("reads only the new bytes of a file that grew, and follows what was appended", async () => {
     for (let seed = 11; seed <= 16; seed++) {
       const file = session(seed);

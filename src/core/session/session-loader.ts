@@ -9,7 +9,7 @@ import { LineIngest } from "./line-ingest";
 import { tooLongProblem, tornLineProblem } from "./line-parser";
 import { migrateLines } from "./migrate";
 import { openRegularFd } from "./session-file-check";
-import { INDEX_DEFAULT_MIN_BYTES, indexDirOf, judgeIndex, readIndex, snapshotForIndex, writeIndex, type IndexOptions, type IndexUse } from "./session-index";
+import { INDEX_DEFAULT_MIN_BYTES, indexDirOf, judgeIndex, readIndex, snapshotForIndex, waitForIndexWrite, writeIndex, type IndexOptions, type IndexUse } from "./session-index";
 import type { SessionHeader } from "./types";
 
 /** Identity of a file's contents as last read (for the live tail and the reopen index). */
@@ -85,6 +85,7 @@ export async function loadSession(path: string, opts: LoadOptions = {}): Promise
     let use: IndexUse = dir !== undefined && st.size >= minBytes ? "none" : "off";
     let loaded: LoadedSession | undefined;
     if (use === "none") {
+      await waitForIndexWrite(path, dir!);
       const saved = await readIndex(path, dir!);
       if (saved.found && !saved.data) use = "corrupt";
       else if (saved.data) {

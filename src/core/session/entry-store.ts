@@ -27,14 +27,6 @@ export interface LineSpan {
   length: number;
 }
 
-/** Growable typed columns, doubled as entries are added. */
-function grow<T extends Int32Array | Float64Array | Uint8Array>(column: T, size: number, make: (n: number) => T, to = Math.max(16, column.length * 2)): T {
-  if (size < column.length) return column;
-  const next = make(to);
-  next.set(column);
-  return next;
-}
-
 /**
  * The index of a session's entries in file order. It holds the skeleton of every entry (id,
  * parent, type, role, timestamp, line, where its bytes are) in columns; summaries and full entries
@@ -102,33 +94,36 @@ export class EntryStore {
       for (let k = 0; k < this.count; k++) next[k] = column[k]!;
       return next;
     };
-    switch (this.reserved++) {
-      case 0:
-        if (count <= this.lines.length) return true;
-        this.lines = grow(this.lines, this.lines.length, (n) => new Int32Array(n), count);
-        this.offsets = grow(this.offsets, this.offsets.length, (n) => new Float64Array(n), count);
-        this.lengths = grow(this.lengths, this.lengths.length, (n) => new Float64Array(n), count);
-        this.flags = grow(this.flags, this.flags.length, (n) => new Uint8Array(n), count);
-        this.parentAt = grow(this.parentAt, this.parentAt.length, (n) => new Int32Array(n), count);
-        return true;
-      case 1:
-        this.ids = longer(this.ids);
-        return true;
-      case 2:
-        this.parents = longer(this.parents);
-        return true;
-      case 3:
-        this.types = longer(this.types);
-        return true;
-      case 4:
-        this.roles = longer(this.roles);
-        return true;
-      case 5:
-        this.timestamps = longer(this.timestamps);
-        return true;
-      default:
-        return false;
-    }
+    // One column a call: the typed ones together (their memory is zeroed lazily), then each array.
+    const steps = [
+      () => {
+        if (count > this.lines.length) this.growColumns(count);
+      },
+      () => (this.ids = longer(this.ids)),
+      () => (this.parents = longer(this.parents)),
+      () => (this.types = longer(this.types)),
+      () => (this.roles = longer(this.roles)),
+      () => (this.timestamps = longer(this.timestamps)),
+    ];
+    const step = steps[this.reserved];
+    if (!step) return false;
+    this.reserved++;
+    step();
+    return true;
+  }
+
+  /** The typed columns, `to` entries long (their entries so far kept). */
+  private growColumns(to: number): void {
+    const resized = <T extends Int32Array | Float64Array | Uint8Array>(column: T, make: (n: number) => T): T => {
+      const next = make(to);
+      next.set(column.subarray(0, Math.min(column.length, to)));
+      return next;
+    };
+    this.lines = resized(this.lines, (n) => new Int32Array(n));
+    this.offsets = resized(this.offsets, (n) => new Float64Array(n));
+    this.lengths = resized(this.lengths, (n) => new Float64Array(n));
+    this.flags = resized(this.flags, (n) => new Uint8Array(n));
+    this.parentAt = resized(this.parentAt, (n) => new Int32Array(n));
   }
 
   /** After a read that reserved room: the arrays end at the last entry again. */
@@ -141,13 +136,7 @@ export class EntryStore {
   /** `parentId` undefined: the parent is the entry added just before (the loader checked the bytes). */
   private push(id: string, parentId: string | null | undefined, type: string, role: string | undefined, timestamp: string, line: number, offset: number, length: number): number {
     const i = this.count++;
-    if (i === this.lines.length) {
-      this.lines = grow(this.lines, i, (n) => new Int32Array(n));
-      this.offsets = grow(this.offsets, i, (n) => new Float64Array(n));
-      this.lengths = grow(this.lengths, i, (n) => new Float64Array(n));
-      this.flags = grow(this.flags, i, (n) => new Uint8Array(n));
-      this.parentAt = grow(this.parentAt, i, (n) => new Int32Array(n));
-    }
+    if (i === this.lines.length) this.growColumns(Math.max(16, this.lines.length * 2));
     // Set by position, not pushed: the columns may have been made longer ahead of a read (reserveStep).
     this.ids[i] = id;
     // The parent's own id string is reused when known, so that a parent link costs no new string.

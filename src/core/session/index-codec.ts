@@ -279,10 +279,10 @@ export function* decodeIndexSteps(buf: Buffer): Steps<SessionIndexData | undefin
     } else {
       const text = buf.toString("utf8", at, at + meta.stringBytes);
       if (meta.stringsJson) {
-      const strings = JSON.parse(text) as string[];
-      if (strings.length !== 2 * n) return undefined;
-      ids = strings.slice(0, n);
-      timestamps = strings.slice(n);
+        const strings = JSON.parse(text) as string[];
+        if (strings.length !== 2 * n) return undefined;
+        ids = strings.slice(0, n);
+        timestamps = strings.slice(n);
       } else {
         if (text !== "\n") return undefined;
         ids = [];

@@ -1,4 +1,4 @@
-import { runSteps, STEP_EVERY, type Steps } from "../util/steps";
+import { STEP_EVERY, type Steps } from "../util/steps";
 import { NONE, type TreeIndex } from "./tree-index";
 
 /** The sibling group of top-level rows (every other group is keyed by its branch point's position). */
@@ -45,11 +45,7 @@ export class TreeRows {
    * Lays out every node. `shows(i)` is the filter and search; `isFolded(i)` names folded branch
    * points (other positions are ignored). Linear in the number of entries; no recursion.
    */
-  static layout(index: TreeIndex, shows: (i: number) => boolean, isFolded: (i: number) => boolean): TreeRows {
-    return runSteps(TreeRows.layoutSteps(index, shows, isFolded));
-  }
-
-  /** `layout` in steps (see util/steps): the host lays out a large session in slices. */
+  /** In steps (see util/steps): the host lays out a large session in slices. */
   static *layoutSteps(index: TreeIndex, shows: (i: number) => boolean, isFolded: (i: number) => boolean): Steps<TreeRows> {
     const rows = new TreeRows(index, shows);
     yield* rows.allocate();

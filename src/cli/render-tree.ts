@@ -1,12 +1,11 @@
 import type { EntrySummary } from "../core/tree/types";
-import { oneLine } from "./terminal-text";
 
-/** What one line of `arbor tree` says about an entry; every field from the file is escaped (see terminal-text.ts). */
-export function describeEntry(s: EntrySummary): string {
-  return oneLine(describeRaw(s));
-}
-
-function describeRaw(s: EntrySummary): string {
+/**
+ * What one line of `arbor tree` says about an entry, before escaping: every field from the file
+ * is escaped (oneLine, see terminal-text.ts) when the line is printed, also when it comes from the
+ * tree-text cache.
+ */
+export function describeRaw(s: EntrySummary): string {
   if (s.type === "message") {
     const tool = s.toolName ? ` ${s.toolName}` : "";
     return `${s.role ?? "message"}${s.role === "toolResult" ? tool : ""}: ${s.preview}`;

@@ -1,8 +1,9 @@
 import type { SessionManager } from "../core/session/session-manager";
 import type { SessionTreeIndex } from "../core/session/tree-index";
 import type { EntrySummary } from "../core/tree/types";
-import { describeEntry } from "./render-tree";
+import { describeRaw } from "./render-tree";
 import { oneLine } from "./terminal-text";
+import { TreeTextCache, TreeTextWriter } from "./tree-text-cache";
 import { walkTree, type TreeStep, type TreeView } from "./tree-walk";
 
 /** Where a command writes; `drain` resolves when the consumer has taken what was written. */
@@ -66,17 +67,26 @@ export async function writeTree(sm: SessionManager, file: string, opts: TreeComm
   let written = 0;
   let stopped = false;
   const batch: TreeStep[] = [];
+  const { cache, writer } = json ? {} : await openTextCache(sm, opts);
   const flush = async () => {
     if (!batch.length) return;
     const positions = batch.filter((s) => s.pos >= 0 && (!json || opts.preview)).map((s) => s.pos);
+    // What the text tree says of an entry comes from the cache when it has it, else from the
+    // entry's summary, read from its body.
+    const described = cache?.read(positions) ?? new Map<number, string>();
+    const missing = json ? positions : positions.filter((p) => !described.has(p));
     const summaries = new Map<number, EntrySummary>();
     // One pass over the session: summaries are used once and not cached.
-    const made = tree.summariesAt(positions, false);
-    positions.forEach((p, k) => summaries.set(p, made[k]!));
+    const made = tree.summariesAt(missing, false);
+    missing.forEach((p, k) => summaries.set(p, made[k]!));
+    if (!json) {
+      for (const [p, s] of summaries) described.set(p, describeRaw(s));
+      await writer?.add(positions.map((p) => [p, described.get(p)!]));
+    }
     const lines: string[] = [];
     for (const step of batch) {
       if (json) lines.push(flatEntry(tree, step, active, leafId, summaries.get(step.pos)));
-      else lines.push(textLine(tree, step, active, leafId, summaries.get(step.pos), opts.depth));
+      else lines.push(textLine(tree, step, active, leafId, described.get(step.pos), opts.depth));
     }
     const sep = opts.format === "json" ? ",\n" : "\n";
     const lead = opts.format === "json" ? (written === batch.length ? "\n" : ",\n") : "";
@@ -86,25 +96,47 @@ export async function writeTree(sm: SessionManager, file: string, opts: TreeComm
     batch.length = 0;
     await out.drain?.();
   };
-  for (const step of steps) {
-    if (written >= limit) {
-      stopped = true;
-      break;
+  try {
+    for (const step of steps) {
+      if (written >= limit) {
+        stopped = true;
+        break;
+      }
+      if (out.closed?.()) return;
+      // The JSON forms list entries; folds are a drawing device.
+      if (json && step.folded && step.pos < 0) continue;
+      batch.push(step);
+      written++;
+      if (batch.length === BATCH) await flush();
     }
-    if (out.closed?.()) return;
-    // The JSON forms list entries; folds are a drawing device.
-    if (json && step.folded && step.pos < 0) continue;
-    batch.push(step);
-    written++;
-    if (batch.length === BATCH) await flush();
+    await flush();
+    // Saved only when the whole tree was drawn: a partial one would replace a complete cache.
+    if (!stopped && !out.closed?.()) await writer?.save();
+  } finally {
+    await writer?.abandon();
+    cache?.close();
   }
-  await flush();
   if (opts.format === "json") out.stdout(`\n]${stopped ? `,"limited":${limit}` : ""}}\n`);
   else if (opts.format === "text" && stopped) out.stdout(`… stopped after ${limit} entries (--limit)\n`);
   if (opts.format === "text") for (const p of sm.getProblems()) out.stderr(`warning: ${oneLine(p.message)}\n`);
 }
 
-function textLine(tree: SessionTreeIndex, step: TreeStep, active: Uint8Array, leafId: string | null, summary: EntrySummary | undefined, depth: number | undefined): string {
+/**
+ * The tree-text cache of the session (see tree-text-cache.ts), and a writer for a new one when a
+ * whole tree is drawn (no --depth, --leaf-path or --limit) and the cache does not cover every entry.
+ * Only sessions large enough for a reopen index get one.
+ */
+async function openTextCache(sm: SessionManager, opts: TreeCommandOptions): Promise<{ cache?: TreeTextCache; writer?: TreeTextWriter }> {
+  const basis = sm.getCacheBasis();
+  if (!basis || basis.bytes < basis.minBytes) return {};
+  const cache = TreeTextCache.open(basis);
+  const whole = opts.depth === undefined && !opts.leafPath && opts.limit === undefined;
+  const count = sm.getEntryCount();
+  const writer = whole && (cache?.count ?? 0) < count ? await TreeTextWriter.create(basis, count) : undefined;
+  return { cache, writer };
+}
+
+function textLine(tree: SessionTreeIndex, step: TreeStep, active: Uint8Array, leafId: string | null, description: string | undefined, depth: number | undefined): string {
   if (step.pos < 0) {
     const { count, branches } = step.folded!;
     return `  ${boundedIndent(step.indent)}… ${count} ${count === 1 ? "entry" : "entries"} in ${branches} branches below (--depth ${depth})`;
@@ -115,7 +147,7 @@ function textLine(tree: SessionTreeIndex, step: TreeStep, active: Uint8Array, le
   const badge = label ? ` {${oneLine(label)}}` : "";
   const leaf = id === leafId ? "  <- leaf" : "";
   const more = step.folded && step.folded.count > 1 ? `  (+${step.folded.count - 1} more in this branch)` : "";
-  return `${mark} ${boundedIndent(step.indent)}${describeEntry(summary!)}${badge}  [${oneLine(id)}]${leaf}${more}`;
+  return `${mark} ${boundedIndent(step.indent)}${oneLine(description!)}${badge}  [${oneLine(id)}]${leaf}${more}`;
 }
 
 function flatEntry(tree: SessionTreeIndex, step: TreeStep, active: Uint8Array, leafId: string | null, summary: EntrySummary | undefined): string {

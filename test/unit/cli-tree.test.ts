@@ -16,8 +16,13 @@ import { assistant, user } from "../support/messages";
 
 const CLI = resolve(__dirname, "../../src/cli/arbor.js");
 
+/** Indexes and caches of the sessions made here go to a folder of the run's, not the user's. */
+const cacheHome = makeTempDir();
+after(() => cacheHome.cleanup());
+const env = { ...process.env, XDG_CACHE_HOME: cacheHome.dir };
+
 function arbor(args: string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", maxBuffer: 1 << 30 });
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", maxBuffer: 1 << 30, env });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -159,7 +164,7 @@ describe("arbor tree at any size", function () {
     const file = join(tmp.dir, "piped.jsonl");
     writeFileSync(file, `${lines.join("\n")}\n`);
     for (const form of [[], ["--ndjson"], ["--json"]]) {
-      const child = spawn(process.execPath, [CLI, "tree", file, ...form], { stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, [CLI, "tree", file, ...form], { stdio: ["ignore", "pipe", "pipe"], env });
       let stderr = "";
       child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
       // Read the first line, then go away as `head -1` does.

@@ -37,7 +37,16 @@ export function indexDirOf(opts: IndexOptions | false | undefined): string | und
 }
 
 export function indexFileFor(sessionPath: string, dir: string): string {
-  return join(dir, `${createHash("sha256").update(resolve(sessionPath)).digest("hex").slice(0, 32)}.idx`);
+  return companionFileFor(sessionPath, dir, INDEX_EXTENSION);
+}
+
+const INDEX_EXTENSION = ".idx";
+/** Caches kept beside an index, with its name and another extension: they go when it goes. */
+const COMPANION_EXTENSIONS = [".tree"];
+
+/** A cache file of `sessionPath` beside its index (`extension` one of COMPANION_EXTENSIONS). */
+export function companionFileFor(sessionPath: string, dir: string, extension: string): string {
+  return join(dir, `${createHash("sha256").update(resolve(sessionPath)).digest("hex").slice(0, 32)}${extension}`);
 }
 
 /** sha1 of the bytes [size - 4 KB, size) of an open file. */
@@ -177,19 +186,33 @@ export async function waitForIndexWrite(sessionPath: string, dir: string): Promi
   await writing.get(indexFileFor(sessionPath, dir));
 }
 
-async function trimCache(dir: string): Promise<void> {
-  const names = (await fs.readdir(dir)).filter((n) => n.endsWith(".idx"));
+/** Removes the indexes used least lately (with their companions) past MAX_INDEXES or MAX_INDEX_BYTES. */
+export async function trimCache(dir: string): Promise<void> {
+  const all = await fs.readdir(dir);
+  const names = all.filter((n) => n.endsWith(INDEX_EXTENSION));
+  const sizeOf = async (n: string) => (await fs.stat(join(dir, n)).catch(() => undefined))?.size ?? 0;
+  const companions = all.filter((n) => COMPANION_EXTENSIONS.some((e) => n.endsWith(e)));
+  // A companion whose index is gone is of no use (it is only trusted beside its index).
+  for (const n of companions) if (!names.includes(`${n.slice(0, n.lastIndexOf("."))}${INDEX_EXTENSION}`)) await fs.rm(join(dir, n), { force: true });
+  const stem = (n: string) => n.slice(0, -INDEX_EXTENSION.length);
+  const withCompanions = async (n: string) => {
+    let size = await sizeOf(n);
+    for (const e of COMPANION_EXTENSIONS) if (all.includes(stem(n) + e)) size += await sizeOf(stem(n) + e);
+    return size;
+  };
   if (names.length <= MAX_INDEXES) {
     let total = 0;
-    for (const n of names) total += (await fs.stat(join(dir, n)).catch(() => undefined))?.size ?? 0;
+    for (const n of names) total += await withCompanions(n);
     if (total <= MAX_INDEX_BYTES) return;
   }
-  const files = await Promise.all(names.map(async (n) => ({ path: join(dir, n), st: await fs.stat(join(dir, n)).catch(() => undefined) })));
+  const files = await Promise.all(names.map(async (n) => ({ name: n, st: await fs.stat(join(dir, n)).catch(() => undefined), size: await withCompanions(n) })));
   const present = files.filter((f) => f.st !== undefined).sort((a, b) => b.st!.mtimeMs - a.st!.mtimeMs);
   let total = 0;
   for (let i = 0; i < present.length; i++) {
-    total += present[i]!.st!.size;
-    if (i >= MAX_INDEXES || total > MAX_INDEX_BYTES) await fs.rm(present[i]!.path, { force: true });
+    total += present[i]!.size;
+    if (i < MAX_INDEXES && total <= MAX_INDEX_BYTES) continue;
+    await fs.rm(join(dir, present[i]!.name), { force: true });
+    for (const e of COMPANION_EXTENSIONS) await fs.rm(join(dir, stem(present[i]!.name) + e), { force: true });
   }
 }
 

@@ -24,7 +24,7 @@ import { listAllSessions, listSessions, type ListOptions, type SessionInfo } fro
 import { loadSession, type LoadedSession } from "./session-loader";
 import { preparedSessions } from "./session-preparer";
 import { assertRegularFile } from "./session-file-check";
-import type { IndexOptions, IndexUse } from "./session-index";
+import { INDEX_DEFAULT_MIN_BYTES, indexDirOf, type IndexOptions, type IndexUse } from "./session-index";
 import {
   CHECKOUT_CUSTOM_TYPE,
   CURRENT_SESSION_VERSION,
@@ -280,6 +280,18 @@ export class SessionManager extends SessionReader implements Disposable {
   /** How the last load used the reopen index (off, none, unchanged, grown, stale, corrupt). */
   getIndexUse(): IndexUse {
     return this.indexUse;
+  }
+
+  /**
+   * Where the reopen index lives for this session (undefined: none) and which bytes of which file
+   * were read: what a cache kept beside the index is keyed on (see the command line's tree text).
+   */
+  getCacheBasis(): { dir: string; minBytes: number; file: string; dev: number; ino: number; bytes: number } | undefined {
+    const dir = indexDirOf(this.index);
+    const file = this.getSessionFile();
+    if (dir === undefined || !file || !this.identity || this.detached) return undefined;
+    const minBytes = (this.index === false ? undefined : this.index?.minBytes) ?? INDEX_DEFAULT_MIN_BYTES;
+    return { dir, minBytes, file, dev: this.identity.dev, ino: this.identity.ino, bytes: this.offset };
   }
 
   /** Settles when the reopen index made by the last load is saved (it is saved in the background). */

@@ -346,7 +346,12 @@ export class TreeModel {
       if (text === undefined) text = this.searchTexts[i] = searchableText(index.summary(i));
       return matchesSearch(text, labels.get(index.idAt(i)), tokens);
     };
-    return TreeRows.layoutSteps(index, shows, folded.size === 0 ? () => false : (i) => folded.has(index.idAt(i)));
+    const foldedAt: number[] = [];
+    for (const id of folded) {
+      const i = index.positionOf(id);
+      if (i !== undefined) foldedAt.push(i);
+    }
+    return TreeRows.layoutSteps(index, shows, foldedAt);
   }
 
   /** Whether the filter shows the entry at `i`, from its skeleton (no body is read). */

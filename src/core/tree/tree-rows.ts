@@ -42,18 +42,14 @@ export class TreeRows {
   private foldedArr: Uint8Array = new Uint8Array(0);
 
   /**
-   * Lays out every node. `shows(i)` is the filter and search; `isFolded(i)` names folded branch
-   * points (other positions are ignored). Linear in the number of entries; no recursion.
+   * Lays out every node, in steps (see util/steps: the host lays out a large session in slices).
+   * `shows(i)` is the filter and search; `folded` the positions of folded branch points (other
+   * positions are ignored). Linear in the number of entries; no recursion.
    */
-  /** In steps (see util/steps): the host lays out a large session in slices. */
-  static *layoutSteps(index: TreeIndex, shows: (i: number) => boolean, isFolded: (i: number) => boolean): Steps<TreeRows> {
+  static *layoutSteps(index: TreeIndex, shows: (i: number) => boolean, folded: Iterable<number>): Steps<TreeRows> {
     const rows = new TreeRows(index, shows);
     yield* rows.allocate();
-    const n = index.size;
-    for (let i = 0; i < n; i++) {
-      if ((i & (STEP_EVERY - 1)) === 0) yield;
-      if (index.isNode(i) && isFolded(i)) rows.foldedArr[i] = 1;
-    }
+    for (const i of folded) if (i >= 0 && i < index.size && index.isNode(i)) rows.foldedArr[i] = 1;
     yield* rows.countShown();
     yield* rows.place();
     return rows;

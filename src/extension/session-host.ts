@@ -12,6 +12,7 @@ import { ExtensionHost } from "../core/runtime/extension-host";
 import { awaitedHandler, NESTED_REPLACEMENT_MESSAGE } from "../core/runtime/handler-scope";
 import { RuntimeError } from "../core/runtime/runtime-errors";
 import { DisposableStore } from "../core/util/disposable";
+import { holdIndexWrites } from "../core/session/session-index";
 
 /** Where the extension looks for sessions, from settings and the workspace. */
 export interface SessionLocation extends SessionLocationOptions {
@@ -131,7 +132,7 @@ export class SessionHost implements vscode.Disposable {
    * retry with `cwdOverride`).
    */
   open(path: string, cwdOverride?: string): Promise<boolean> {
-    return this.serialize(async () => {
+    const opened = this.serialize(async () => {
       if (this.current?.getSessionFile() === path && cwdOverride === undefined) return true;
       if (!this.runtime) {
         await this.start({ open: path, cwdOverride, fallbackCwd: this.location().cwd });
@@ -139,6 +140,10 @@ export class SessionHost implements vscode.Disposable {
       }
       return !(await this.runtime.switchSession(path, { cwdOverride })).cancelled;
     });
+    // The reopen index of a session just read is saved after the session is set up and its tree
+    // drawn (the tree holds index saves while it draws, see TreeViewProvider.showCurrent).
+    holdIndexWrites(opened);
+    return opened;
   }
 
   /**

@@ -7,6 +7,7 @@ import { LIMITS, type HostToWebviewMessage, type ReadOnlyNotice, type WebviewToH
 import { entryDetailsOf, sessionDataOf } from "./tree-session-data";
 import { TreeHub } from "../protocol/tree-host";
 import { openSessionTitle } from "../core/session/title";
+import { holdIndexWrites } from "../core/session/session-index";
 import type { SessionHost } from "./session-host";
 import { TreeEditorPanel } from "./tree-editor-panel";
 import { connectTreeWebview, treeHtml, treeWebviewOptions, type TreeRecorder } from "./tree-webview";
@@ -173,7 +174,10 @@ export class TreeViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.shownTitle = sm ? titleOf(sm) : "";
     // Entries whose write failed are marked, so the tree can show they are not in the file.
     // A large session's tree is built in slices: the extension host stays responsive meanwhile.
-    void this.hub.showSessionInSlices(sm ? sessionDataOf(sm, new Set(sm.getUnsavedEntryIds())) : null, this.shownTitle, readOnlyNotice(sm)).then(
+    const shown = this.hub.showSessionInSlices(sm ? sessionDataOf(sm, new Set(sm.getUnsavedEntryIds())) : null, this.shownTitle, readOnlyNotice(sm));
+    // The reopen index of a session just read is saved once its rows are drawn, not in between.
+    holdIndexWrites(shown);
+    void shown.then(
       () => {
         if (sm && this.hub.sessionId === sm.getSessionId()) this.log.info(`tree: ${sm.getEntryCount()} entries laid out in ${Date.now() - started} ms`);
       },

@@ -5,10 +5,10 @@
  * damaged index) is detected and rebuilt, so the reads still equal the reference's.
  */
 import * as assert from "node:assert/strict";
-import { appendFileSync, readFileSync, readdirSync, renameSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, readdirSync, renameSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SessionError } from "../../src/core/session/errors";
-import { indexFileFor } from "../../src/core/session/session-index";
+import { holdIndexWrites, indexFileFor } from "../../src/core/session/session-index";
 import { SessionManager } from "../../src/core/session/session-manager";
 import { generateReferenceSession } from "../support/random-session";
 import { loadReference, type PiReference } from "../support/reference";
@@ -91,6 +91,32 @@ describe("the reopen index", () => {
     } finally {
       await again.close();
     }
+  });
+
+  it("is saved after what holds index saves (the tree being drawn), or after the hold's limit", async () => {
+    const file = session(22, 200);
+    let release!: () => void;
+    holdIndexWrites(new Promise<void>((done) => (release = done)));
+    const first = await SessionManager.open(file, { readOnly: true, index: index() });
+    let saved = false;
+    void first.whenIndexSaved().then(() => (saved = true));
+    await new Promise((done) => setTimeout(done, 100));
+    assert.equal(saved, false, "not saved while held");
+    assert.ok(!existsSync(indexFileFor(file, indexDir)));
+    release();
+    await first.whenIndexSaved();
+    assert.ok(existsSync(indexFileFor(file, indexDir)), "saved once released");
+    await first.close();
+    // A hold that never ends holds no longer than its limit.
+    rmSync(indexFileFor(file, indexDir));
+    holdIndexWrites(new Promise<void>(() => undefined), 150);
+    const second = await SessionManager.open(file, { readOnly: true, index: index() });
+    const started = Date.now();
+    await second.whenIndexSaved();
+    assert.ok(Date.now() - started >= 100, "held");
+    assert.ok(existsSync(indexFileFor(file, indexDir)), "saved after the limit");
+    await second.close();
+    await openAndCompare(file, "unchanged", "after a held save");
   });
 
   it("reads only the new bytes of a file that grew, and follows what was appended", async () => {

@@ -159,12 +159,47 @@ export async function snapshotForIndex(
 /** Index files this process is writing now, by index file: an open of the same session waits for it (see waitForIndexWrite). */
 const writing = new Map<string, Promise<void>>();
 
+/** What holds index saves now (see holdIndexWrites). */
+const holds = new Set<Promise<void>>();
+/** A hold never lasts longer than this: an index is worth saving even if what held it never ends. */
+const MAX_HOLD_MS = 5000;
+
+/**
+ * Holds the saving of indexes (before it starts, and between its slices) until `until` settles, or
+ * `maxMs` at most: the extension host draws a session's tree first, and the index of a large
+ * session (hundreds of milliseconds of encoding at 1,000,000 entries) is saved after.
+ */
+export function holdIndexWrites(until: Promise<unknown>, maxMs = MAX_HOLD_MS): void {
+  let timer: NodeJS.Timeout | undefined;
+  const bounded = new Promise<void>((done) => {
+    timer = setTimeout(done, maxMs);
+    until.then(
+      () => done(),
+      () => done(),
+    );
+  });
+  const hold = bounded.finally(() => {
+    clearTimeout(timer);
+    holds.delete(hold);
+  });
+  holds.add(hold);
+}
+
+/** While anything holds index saves: a promise that settles when nothing does. */
+function held(): Promise<void> | undefined {
+  if (holds.size === 0) return undefined;
+  return (async () => {
+    while (holds.size > 0) await Promise.all(holds);
+  })();
+}
+
 /** Saves an index (atomically: a reader sees the old one or the new one), then trims the cache. */
 export function writeIndex(snapshot: IndexSnapshot, dir: string): Promise<void> {
   const file = indexFileFor(snapshot.data.key.path, dir);
   const done = (async () => {
-    // In slices, as it is read (a 1,000,000-entry index is 60 MB of work).
-    const bytes = await runStepsInSlices(encodeIndexSteps(snapshot.data));
+    // In slices, as it is read (a 1,000,000-entry index is 60 MB of work), after what holds it.
+    await held();
+    const bytes = await runStepsInSlices(encodeIndexSteps(snapshot.data), 15, held);
     if (!bytes) return;
     await fs.mkdir(dir, { recursive: true });
     await writeFileAtomic(file, bytes);

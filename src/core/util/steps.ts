@@ -19,14 +19,19 @@ export const turn: () => Promise<void> = (() => {
   return immediate ? () => new Promise<void>((resolve) => void immediate(resolve)) : () => new Promise<void>((resolve) => void setTimeout(resolve, 0));
 })();
 
-/** Runs `steps` in slices of about `sliceMs` of work (0: a turn at every yield). */
-export async function runStepsInSlices<T>(steps: Steps<T>, sliceMs = 15): Promise<T> {
+/**
+ * Runs `steps` in slices of about `sliceMs` of work (0: a turn at every yield). `pause`, asked
+ * after every slice, may answer a promise that holds the work until it settles (work that can wait
+ * gives way to work the user is waiting for).
+ */
+export async function runStepsInSlices<T>(steps: Steps<T>, sliceMs = 15, pause?: () => Promise<void> | undefined): Promise<T> {
   let start = performance.now();
   for (;;) {
     const r = steps.next();
     if (r.done) return r.value;
     if (performance.now() - start >= sliceMs) {
       await turn();
+      await pause?.();
       start = performance.now();
     }
   }

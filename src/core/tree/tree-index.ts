@@ -222,6 +222,14 @@ export class TreeIndex {
     return this.parentOf[i];
   }
 
+  /**
+   * The link columns themselves, for passes over every node that walk them in a tight loop (the
+   * layout). Read-only, and only until the index next changes (an append may replace them).
+   */
+  links(): { readonly parent: Int32Array; readonly firstChild: Int32Array; readonly nextSibling: Int32Array } {
+    return { parent: this.parentOf, firstChild: this.firstChildOf, nextSibling: this.nextSiblingOf };
+  }
+
   /** The next node in pre-order (the drawn order before filters), or NONE after the last. */
   nextInPreorder(i: number): number {
     const child = this.firstChildOf[i];
@@ -312,7 +320,8 @@ export class TreeIndex {
     this.firstRootValue = this.lastRootValue = NONE;
     yield;
     // An id seen again names its last entry: the earlier one is superseded (flags stay 0).
-    const superseded = new Uint8Array(n);
+    // (Only a source without its own structure can repeat an id: see TreeSource.structure.)
+    const superseded = new Uint8Array(known ? 0 : n);
     if (known) this.ids = new LayeredIds(known, (i) => source.idAt(i));
     else {
       const ids = new IdIndex((i) => source.idAt(i), n);
@@ -329,7 +338,7 @@ export class TreeIndex {
     let nodes = 0;
     for (let i = 0; i < n; i++) {
       if ((i & (STEP_EVERY - 1)) === 0) yield;
-      if (superseded[i]) continue;
+      if (!known && superseded[i]) continue;
       if (source.isCheckoutMarker(i)) this.flags[i] = FLAG_MARKER;
       else {
         this.flags[i] = FLAG_NODE;

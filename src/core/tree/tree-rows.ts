@@ -59,7 +59,9 @@ export class TreeRows {
     private readonly index: TreeIndex,
     private readonly shows: (i: number) => boolean,
   ) {
-    this.capacity = Math.max(16, Math.ceil(index.size * 1.25));
+    // Room for some appends; little more: every byte of these columns counts towards the memory
+    // that makes the engine collect garbage while a large session is laid out.
+    this.capacity = index.size + Math.max(1024, index.size >> 6);
   }
 
   /** The columns, one a step: at a million entries they are 60 MB of fresh memory. */
@@ -313,10 +315,11 @@ export class TreeRows {
     // The columns as locals: this pass runs over every entry of the session when it is shown.
     const index = this.index;
     const { shown, up, drawnParentArr, drawnChildren, lastDrawnChild } = this;
+    const links = index.links();
     let steps = 0;
-    for (let v = index.firstRoot; v !== NONE; v = index.nextInPreorder(v)) {
+    for (let v = index.firstRoot; v !== NONE; v = nextInPreorder(links, v)) {
       if ((++steps & (STEP_EVERY - 1)) === 0) yield;
-      const p = index.parent(v);
+      const p = links.parent[v]!;
       const anc = p === NONE ? NONE : up[p]!;
       if (this.shows(v)) {
         shown[v] = 1;
@@ -337,13 +340,14 @@ export class TreeRows {
   private *place(): Steps<void> {
     const index = this.index;
     const { shown, drawnParentArr, drawnChildren, levelArr, groupOf, segmentOf, posArr, groupSize } = this;
+    const links = index.links();
     let topSize = this.topSize;
     let v = index.firstRoot;
     let steps = 0;
     while (v !== NONE) {
       if ((++steps & (STEP_EVERY - 1)) === 0) yield;
       if (!shown[v]) {
-        v = index.nextInPreorder(v);
+        v = nextInPreorder(links, v);
         continue;
       }
       const dp = drawnParentArr[v]!;
@@ -363,7 +367,7 @@ export class TreeRows {
       const g = groupOf[v]!;
       posArr[v] = g === TOP ? ++topSize : ++groupSize[g]!;
       this.pushRow(v);
-      v = this.isFolded(v) ? index.nextAfterSubtree(v) : index.nextInPreorder(v);
+      v = this.isFolded(v) ? index.nextAfterSubtree(v) : nextInPreorder(links, v);
     }
     this.topSize = topSize;
   }
@@ -395,4 +399,15 @@ export class TreeRows {
     this.foldedArr = folded;
     this.capacity = size;
   }
+}
+
+/** TreeIndex.nextInPreorder over its link columns (see TreeIndex.links), for the passes over every node. */
+function nextInPreorder(links: ReturnType<TreeIndex["links"]>, v: number): number {
+  const child = links.firstChild[v]!;
+  if (child !== NONE) return child;
+  for (let n = v; n !== NONE; n = links.parent[n]!) {
+    const sibling = links.nextSibling[n]!;
+    if (sibling !== NONE) return sibling;
+  }
+  return NONE;
 }

@@ -169,7 +169,8 @@ export class TreeTextWriter {
   private readonly starts: Uint32Array;
   private readonly lengths: Uint32Array;
   private at = 0;
-  private failed = false;
+  /** Dropped (a failure, or abandoned) or saved: nothing more is written. */
+  private ended = false;
 
   private constructor(
     private readonly basis: TreeTextBasis,
@@ -197,7 +198,7 @@ export class TreeTextWriter {
 
   /** Adds the descriptions of a batch of positions. */
   async add(entries: Iterable<[number, string]>): Promise<void> {
-    if (this.failed) return;
+    if (this.ended) return;
     try {
       for (const [pos, text] of entries) {
         if (pos >= this.starts.length || this.lengths[pos] !== MISSING) continue;
@@ -215,7 +216,7 @@ export class TreeTextWriter {
 
   /** Writes the table and saves the cache in place of the old one. */
   async save(): Promise<void> {
-    if (this.failed) return;
+    if (this.ended) return;
     try {
       const fd = openSync(this.basis.file, "r");
       let meta: Meta;
@@ -243,15 +244,16 @@ export class TreeTextWriter {
       await this.sink.drain();
       await this.handle.close();
       await fs.rename(this.tmp, companionFileFor(this.basis.file, this.basis.dir, EXTENSION));
+      this.ended = true;
     } catch {
       await this.abandon();
     }
   }
 
-  /** Drops the cache being written. */
+  /** Drops the cache being written (nothing, once it is saved). */
   async abandon(): Promise<void> {
-    if (this.failed) return;
-    this.failed = true;
+    if (this.ended) return;
+    this.ended = true;
     await this.handle.close().catch(() => undefined);
     await fs.rm(this.tmp, { force: true }).catch(() => undefined);
   }

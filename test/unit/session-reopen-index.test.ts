@@ -119,6 +119,25 @@ describe("the reopen index", () => {
     await openAndCompare(file, "unchanged", "after a held save");
   });
 
+  it("an open that waits for a held save of its own index ends the hold on that save (no deadlock)", async () => {
+    const file = session(23, 200);
+    // Held for longer than the test may run: only the open's wait can let the save through.
+    let release!: () => void;
+    holdIndexWrites(new Promise<void>((done) => (release = done)), 10 * 60_000);
+    try {
+      const first = await SessionManager.open(file, { readOnly: true, index: index() });
+      await first.close();
+      assert.ok(!existsSync(indexFileFor(file, indexDir)), "held");
+      // The extension holds index saves while it opens a session: the same open waits for this save.
+      const again = await SessionManager.open(file, { readOnly: true, index: index() });
+      assert.equal(again.getIndexUse(), "unchanged");
+      assert.deepEqual(again.getEntries(), pi.SessionManager.open(file).getEntries());
+      await again.close();
+    } finally {
+      release();
+    }
+  });
+
   it("reads only the new bytes of a file that grew, and follows what was appended", async () => {
     for (let seed = 11; seed <= 16; seed++) {
       const file = session(seed);

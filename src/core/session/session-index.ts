@@ -156,8 +156,17 @@ export async function snapshotForIndex(
   };
 }
 
-/** Index files this process is writing now, by index file: an open of the same session waits for it (see waitForIndexWrite). */
-const writing = new Map<string, Promise<void>>();
+/** A save of an index in progress: waited for by an open of the same session, which also ends any hold on it. */
+interface PendingWrite {
+  settled: Promise<void>;
+  /** Someone waits to read this index: holds no longer apply to its save. */
+  urgent: boolean;
+  /** Wakes the save if it is waiting for a hold. */
+  wake: () => void;
+}
+
+/** Index files this process is writing now, by index file (see waitForIndexWrite). */
+const writing = new Map<string, PendingWrite>();
 
 /** What holds index saves now (see holdIndexWrites). */
 const holds = new Set<Promise<void>>();
@@ -185,17 +194,22 @@ export function holdIndexWrites(until: Promise<unknown>, maxMs = MAX_HOLD_MS): v
   holds.add(hold);
 }
 
-/** While anything holds index saves: a promise that settles when nothing does. */
-function held(): Promise<void> | undefined {
-  if (holds.size === 0) return undefined;
+/** While anything holds index saves (and the save is not urgent): a promise that settles when nothing does. */
+function heldFor(pending: PendingWrite): Promise<void> | undefined {
+  if (holds.size === 0 || pending.urgent) return undefined;
   return (async () => {
-    while (holds.size > 0) await Promise.all(holds);
+    while (holds.size > 0 && !pending.urgent) {
+      const woken = new Promise<void>((wake) => (pending.wake = wake));
+      await Promise.race([Promise.all(holds), woken]);
+    }
   })();
 }
 
 /** Saves an index (atomically: a reader sees the old one or the new one), then trims the cache. */
 export function writeIndex(snapshot: IndexSnapshot, dir: string): Promise<void> {
   const file = indexFileFor(snapshot.data.key.path, dir);
+  const pending: PendingWrite = { settled: Promise.resolve(), urgent: false, wake: () => undefined };
+  const held = () => heldFor(pending);
   const done = (async () => {
     // In slices, as it is read (a 1,000,000-entry index is 60 MB of work), after what holds it.
     await held();
@@ -205,20 +219,25 @@ export function writeIndex(snapshot: IndexSnapshot, dir: string): Promise<void> 
     await writeFileAtomic(file, bytes);
     await trimCache(dir);
   })();
-  const tracked = done.catch(() => undefined).finally(() => {
-    if (writing.get(file) === tracked) writing.delete(file);
+  pending.settled = done.catch(() => undefined).finally(() => {
+    if (writing.get(file) === pending) writing.delete(file);
   });
-  writing.set(file, tracked);
+  writing.set(file, pending);
   return done;
 }
 
 /**
  * Waits while this process is still saving the index of `sessionPath` (a session closed and opened
  * again at once): reading that index when it is saved costs a fraction of reading the file again,
- * which at 1,000,000 entries is seconds.
+ * which at 1,000,000 entries is seconds. The save goes on at once, whatever holds index saves (the
+ * open that waits may itself be what holds them).
  */
 export async function waitForIndexWrite(sessionPath: string, dir: string): Promise<void> {
-  await writing.get(indexFileFor(sessionPath, dir));
+  const pending = writing.get(indexFileFor(sessionPath, dir));
+  if (!pending) return;
+  pending.urgent = true;
+  pending.wake();
+  await pending.settled;
 }
 
 /** Removes the indexes used least lately (with their companions) past MAX_INDEXES or MAX_INDEX_BYTES. */

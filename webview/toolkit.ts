@@ -50,10 +50,12 @@ function listenTo(target: HTMLElement, type: string, handler: () => void): Dispo
   return { dispose: () => target.removeEventListener(type, handler) };
 }
 
-export function createSearchField(options: { placeholder: string; label: string }): SearchField {
+export function createSearchField(options: { placeholder: string; label: string; title?: string }): SearchField {
   const field = document.createElement("vscode-text-field") as ValueElement;
+  // A side bar can be narrow: a short placeholder, and the whole of it as a tooltip.
   field.setAttribute("placeholder", options.placeholder);
   field.setAttribute("aria-label", options.label);
+  if (options.title) field.setAttribute("title", options.title);
   const icon = el("span", "codicon codicon-search");
   icon.setAttribute("slot", "start");
   icon.setAttribute("aria-hidden", "true");

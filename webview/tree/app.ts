@@ -80,7 +80,7 @@ export class TreeApp implements Disposable {
     this.banner = new ReadOnlyBanner(() => {
       if (this.session) this.post({ type: "forkSession", sessionId: this.session.sessionId });
     });
-    this.search = createSearchField({ placeholder: "Search entries and labels", label: "Search the conversation tree" });
+    this.search = createSearchField({ placeholder: "Search entries", label: "Search the conversation tree", title: "Search entries and labels" });
     this.search.value = this.ui.query;
     this.filter = createChoice({
       label: "Filter",

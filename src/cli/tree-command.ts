@@ -110,8 +110,14 @@ export async function writeTree(sm: SessionManager, file: string, opts: TreeComm
       if (batch.length === BATCH) await flush();
     }
     await flush();
-    // Saved only when the whole tree was drawn: a partial one would replace a complete cache.
-    if (!stopped && !out.closed?.()) await writer?.save();
+    // The cache read is closed before the new one is renamed over it (some systems refuse otherwise).
+    cache?.close();
+    // Saved only when the whole tree was drawn (a partial one would replace a complete cache), and
+    // after the session's index (a cache is only trusted, and kept, beside its index).
+    if (writer && !stopped && !out.closed?.()) {
+      await sm.whenIndexSaved();
+      await writer.save();
+    }
   } finally {
     await writer?.abandon();
     cache?.close();

@@ -2,7 +2,7 @@ import { closeSync, fstatSync, openSync, promises as fs, readSync } from "node:f
 import { resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { FileSink } from "../core/session/atomic-write";
-import { companionFileFor, tailHash } from "../core/session/session-index";
+import { companionFileFor, tailHash, trimCache } from "../core/session/session-index";
 
 /**
  * What `arbor tree` says about each entry ("user: the build fails…"), kept in Arbor's cache beside
@@ -22,6 +22,11 @@ import { companionFileFor, tailHash } from "../core/session/session-index";
  */
 
 const MAGIC = Buffer.from("ARBTREE1");
+/**
+ * How descriptions and entry positions are made (render-tree.ts, summarize.ts, the loader): a
+ * change to either must change this, so that caches written before are not used.
+ */
+const DESCRIPTIONS = 1;
 const TRAILER = 8 + MAGIC.length;
 const MISSING = 0xffffffff;
 const EXTENSION = ".tree";
@@ -29,6 +34,7 @@ const EXTENSION = ".tree";
 const MERGE_GAP = 64 * 1024;
 
 interface Meta {
+  descriptions: number;
   path: string;
   dev: number;
   ino: number;
@@ -49,7 +55,11 @@ export interface TreeTextBasis {
   file: string;
   dev: number;
   ino: number;
+  /** Bytes read as complete lines. */
   bytes: number;
+  /** The file's size and modification time when it was read. */
+  size: number;
+  mtimeMs: number;
 }
 
 /** A saved cache that still describes the session as read: its descriptions by entry position. */
@@ -88,9 +98,10 @@ export class TreeTextCache {
     const blobBytes = size - TRAILER - metaLength - tableBytes;
     if (blobBytes < 0) return undefined;
     const tail = readExactly(fd, blobBytes, tableBytes + metaLength);
-    const meta = JSON.parse(tail.toString("utf8", tableBytes)) as Partial<Meta>;
-    if (meta.path !== resolve(basis.file) || meta.dev !== basis.dev || meta.ino !== basis.ino) return undefined;
+    const meta = JSON.parse(tail.toString("utf8", tableBytes)) as Partial<Meta> | null;
+    if (!meta || meta.descriptions !== DESCRIPTIONS || meta.path !== resolve(basis.file) || meta.dev !== basis.dev || meta.ino !== basis.ino) return undefined;
     if (typeof meta.bytes !== "number" || meta.bytes > basis.bytes || typeof meta.tailHash !== "string") return undefined;
+    if (typeof meta.size !== "number" || typeof meta.mtimeMs !== "number" || typeof meta.ctimeMs !== "number") return undefined;
     if (!stillDescribes(basis, meta as Meta)) return undefined;
     const starts = new Uint32Array(count);
     const lengths = new Uint32Array(count);
@@ -104,9 +115,22 @@ export class TreeTextCache {
     return new TreeTextCache(fd, count, starts, lengths);
   }
 
-  /** The descriptions of the given positions that the cache holds (a read per run of nearby ones). */
+  /**
+   * The descriptions of the given positions that the cache holds (a read per run of nearby ones).
+   * A cache that cannot be read (changed under this process) gives what it gave so far, and no more.
+   */
   read(positions: readonly number[]): Map<number, string> {
     const out = new Map<number, string>();
+    if (this.closed) return out;
+    try {
+      this.readInto(positions, out);
+    } catch {
+      this.close();
+    }
+    return out;
+  }
+
+  private readInto(positions: readonly number[], out: Map<number, string>): void {
     const held = positions.filter((p) => p < this.count && this.lengths[p] !== MISSING).sort((a, b) => this.starts[a]! - this.starts[b]!);
     for (let k = 0; k < held.length; ) {
       const from = this.starts[held[k]!]!;
@@ -123,10 +147,13 @@ export class TreeTextCache {
         out.set(p, bytes.toString("utf8", s, s + this.lengths[p]!));
       }
     }
-    return out;
   }
 
+  private closed = false;
+
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     closeSync(this.fd);
   }
 }
@@ -145,6 +172,19 @@ function stillDescribes(basis: TreeTextBasis, meta: Meta): boolean {
     const unchanged = st.size === meta.size && st.mtimeMs === meta.mtimeMs && st.ctimeMs === meta.ctimeMs;
     if (!unchanged && st.size <= meta.size) return false;
     return tailHash(fd, meta.bytes) === meta.tailHash;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The meta of a cache of the session file as it is now (undefined if it is no longer the file read). */
+function currentMeta(basis: TreeTextBasis): Meta | undefined {
+  const fd = openSync(basis.file, "r");
+  try {
+    const st = fstatSync(fd);
+    if (st.dev !== basis.dev || st.ino !== basis.ino || st.size < basis.bytes) return undefined;
+    const { dev, ino, bytes } = basis;
+    return { descriptions: DESCRIPTIONS, path: resolve(basis.file), dev, ino, bytes, tailHash: tailHash(fd, bytes), size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs };
   } finally {
     closeSync(fd);
   }
@@ -174,6 +214,8 @@ export class TreeTextWriter {
 
   private constructor(
     private readonly basis: TreeTextBasis,
+    /** The session file when the drawing began; it must be the same when the cache is saved. */
+    private readonly meta: Meta,
     private readonly tmp: string,
     private readonly handle: fs.FileHandle,
     private readonly sink: FileSink,
@@ -183,14 +225,19 @@ export class TreeTextWriter {
     this.lengths = new Uint32Array(count).fill(MISSING);
   }
 
-  /** A writer for `count` entry positions, or undefined when the cache folder cannot take it. */
+  /**
+   * A writer for `count` entry positions, or undefined when the cache folder cannot take it or the
+   * session file is no longer as it was read (descriptions are read from the file as it is now).
+   */
   static async create(basis: TreeTextBasis, count: number): Promise<TreeTextWriter | undefined> {
     try {
+      const meta = currentMeta(basis);
+      if (!meta || meta.size !== basis.size || meta.mtimeMs !== basis.mtimeMs) return undefined;
       await fs.mkdir(basis.dir, { recursive: true });
       const target = companionFileFor(basis.file, basis.dir, EXTENSION);
       const tmp = `${target}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
       const handle = await fs.open(tmp, "wx", 0o600);
-      return new TreeTextWriter(basis, tmp, handle, new FileSink(handle), count);
+      return new TreeTextWriter(basis, meta, tmp, handle, new FileSink(handle), count);
     } catch {
       return undefined;
     }
@@ -218,15 +265,12 @@ export class TreeTextWriter {
   async save(): Promise<void> {
     if (this.ended) return;
     try {
-      const fd = openSync(this.basis.file, "r");
-      let meta: Meta;
-      try {
-        const now = fstatSync(fd);
-        if (now.dev !== this.basis.dev || now.ino !== this.basis.ino || now.size < this.basis.bytes) throw new Error("the session file changed");
-        const { dev, ino, bytes } = this.basis;
-        meta = { path: resolve(this.basis.file), dev, ino, bytes, tailHash: tailHash(fd, bytes), size: now.size, mtimeMs: now.mtimeMs, ctimeMs: now.ctimeMs };
-      } finally {
-        closeSync(fd);
+      // Whatever changed the file while it was drawn (even an edit of the same size) may be in some
+      // descriptions and not in others: such a cache is not saved.
+      const now = currentMeta(this.basis);
+      const meta = this.meta;
+      if (!now || now.size !== meta.size || now.mtimeMs !== meta.mtimeMs || now.ctimeMs !== meta.ctimeMs || now.tailHash !== meta.tailHash) {
+        throw new Error("the session file changed while it was drawn");
       }
       const table = Buffer.allocUnsafe(this.starts.length * 8);
       for (let i = 0; i < this.starts.length; i++) {
@@ -247,7 +291,10 @@ export class TreeTextWriter {
       this.ended = true;
     } catch {
       await this.abandon();
+      return;
     }
+    // The cache counts towards the folder's limits, as indexes do.
+    await trimCache(this.basis.dir).catch(() => undefined);
   }
 
   /** Drops the cache being written (nothing, once it is saved). */

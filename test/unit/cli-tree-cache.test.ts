@@ -7,9 +7,11 @@
  */
 import * as assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { TreeTextWriter } from "../../src/cli/tree-text-cache";
 import { companionFileFor, trimCache } from "../../src/core/session/session-index";
+import { SessionManager } from "../../src/core/session/session-manager";
 import { assistant, user } from "../support/messages";
 import { makeTempDir } from "../support/temp-dir";
 
@@ -86,29 +88,58 @@ describe("arbor tree: the tree-text cache", function () {
     const first = tree(file);
     const cache = cacheFile(file);
     const whole = readFileSync(cache);
-    for (const damaged of [whole.subarray(0, whole.length - 3), Buffer.concat([whole, Buffer.from("x")]), Buffer.from("not a cache"), Buffer.alloc(0)]) {
+    // The trailer ends with the meta's length, the entry count and the magic; the table comes before the meta.
+    const metaLength = whole.readUInt32LE(whole.length - 16);
+    const count = whole.readUInt32LE(whole.length - 12);
+    const tableAt = whole.length - 16 - metaLength - count * 8;
+    const metaAt = whole.length - 16 - metaLength;
+    const edited = (edit: (b: Buffer) => void) => {
+      const b = Buffer.from(whole);
+      edit(b);
+      return b;
+    };
+    const meta = whole.toString("utf8", metaAt, metaAt + metaLength);
+    assert.match(meta, /"descriptions":1,/);
+    const damages = [
+      whole.subarray(0, whole.length - 3),
+      Buffer.concat([whole, Buffer.from("x")]),
+      Buffer.from("not a cache"),
+      Buffer.alloc(0),
+      // A description that would run past the descriptions.
+      edited((b) => b.writeUInt32LE(0xfffffff0, tableAt + 4)),
+      // A meta that is not an object, and one of another description format.
+      edited((b) => b.write("null".padEnd(metaLength, " "), metaAt, "utf8")),
+      edited((b) => b.write(meta.replace('"descriptions":1,', '"descriptions":2,'), metaAt, "utf8")),
+    ];
+    for (const [k, damaged] of damages.entries()) {
       writeFileSync(cache, damaged);
-      assert.equal(tree(file), first);
-      assert.deepEqual(readFileSync(cache), whole, "rewritten whole");
+      assert.equal(tree(file), first, `damage ${k}`);
+      assert.deepEqual(readFileSync(cache), whole, `rewritten whole after damage ${k}`);
     }
   });
 
   it("follows the session: growth keeps the old descriptions, and an edit of the same size, a rename-over or a truncation drops them", () => {
     const file = makeSession("d.jsonl");
     tree(file);
-    // Growth: a new entry on the leaf.
+    // A mark in the cache (same length) shows which descriptions come from it.
+    const marked = readFileSync(cacheFile(file));
+    marked.write("QUESTION", marked.indexOf("question 0: "), "latin1");
+    writeFileSync(cacheFile(file), marked);
+    // Growth: a new entry on the leaf. The old entries' descriptions are read from the cache.
     const last = JSON.parse(readFileSync(file, "utf8").trimEnd().split("\n").pop()!) as { parentId: string };
     appendFileSync(file, `${JSON.stringify({ type: "message", id: "f0000001", parentId: last.parentId, timestamp: "2026-01-01T00:00:03.000Z", message: user("one more question") })}\n`);
     const grown = tree(file);
-    assert.equal(grown, tree(file, [], false));
+    assert.match(grown, /user: QUESTION 0: lorem/, "the cached descriptions are kept");
+    assert.equal(grown.replace("QUESTION 0: lorem", "question 0: lorem"), tree(file, [], false));
     assert.match(grown, /user: one more question/);
     assert.equal(tree(file), grown, "the cache saved after growth is read");
 
     // An edit in place that keeps the size and the last bytes: only the file's times tell.
     const text = readFileSync(file, "utf8");
-    writeFileSync(file, text.replace("question 0: lorem", "QUESTION 0: lorem"));
+    writeFileSync(file, text.replace("question 4: lorem", "QUESTION 4: lorem"));
     const edited = tree(file);
-    assert.match(edited, /user: QUESTION 0: lorem/);
+    assert.match(edited, /user: QUESTION 4: lorem/);
+    assert.ok(!edited.includes("QUESTION 0"), "nothing from the stale cache");
     assert.equal(edited, tree(file, [], false));
 
     // A rename-over: another file of the same content but one edit.
@@ -150,15 +181,47 @@ describe("arbor tree: the tree-text cache", function () {
     assert.ok(!existsSync(cacheFile(smallFile)));
   });
 
-  it("goes with its index when the cache folder is trimmed", async () => {
+  it("goes with its index when the cache folder is trimmed, as do temp files left by saves that never ended", async () => {
     const file = makeSession("f.jsonl");
     tree(file);
     const dir = join(cacheHome, "arbor", "sessions");
     const idx = companionFileFor(file, dir, ".idx");
     assert.ok(existsSync(idx) && existsSync(cacheFile(file)));
+    assert.ok(readdirSync(dir).every((n) => !n.endsWith(".tmp")), "no temp file after a save");
+    // A drawing stopped with Ctrl-C leaves its temp file; one being written now is young.
+    const left = `${cacheFile(file)}.999999.0badf00d.tmp`;
+    const young = `${cacheFile(file)}.999998.0badf00d.tmp`;
+    writeFileSync(left, "partial");
+    writeFileSync(young, "partial");
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+    utimesSync(left, twoHoursAgo, twoHoursAgo);
     rmSync(idx);
     await trimCache(dir);
     assert.ok(!existsSync(cacheFile(file)), "a cache without its index is removed");
-    assert.ok(readdirSync(dir).every((n) => !n.endsWith(".tmp")));
+    assert.ok(!existsSync(left), "an old temp file is removed");
+    assert.ok(existsSync(young), "a young one is left to its writer");
+  });
+
+  it("is not saved when the session file changed after it was read, or while it was drawn", async () => {
+    const file = makeSession("g.jsonl");
+    const sm = await SessionManager.open(file, { readOnly: true, index: { dir: join(tmp.dir, "g-cache") } });
+    try {
+      await sm.whenIndexSaved();
+      const basis = sm.getCacheBasis()!;
+      const target = companionFileFor(file, basis.dir, ".tree");
+      const writer = (await TreeTextWriter.create(basis, sm.getEntryCount()))!;
+      assert.ok(writer, "a writer for the file as read");
+      await writer.add([[0, "described before the edit"]]);
+      // An edit of the same size while the tree is drawn: descriptions may be from either side of it.
+      const text = readFileSync(file, "utf8");
+      writeFileSync(file, text.replace("question 2: lorem", "QUESTION 2: lorem"));
+      await writer.save();
+      assert.ok(!existsSync(target), "not saved");
+      assert.ok(readdirSync(basis.dir).every((n) => !n.endsWith(".tmp")), "its temp file is removed");
+      // Changed since it was read: no writer at all.
+      assert.equal(await TreeTextWriter.create(basis, sm.getEntryCount()), undefined);
+    } finally {
+      await sm.close();
+    }
   });
 });

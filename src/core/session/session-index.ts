@@ -240,9 +240,20 @@ export async function waitForIndexWrite(sessionPath: string, dir: string): Promi
   await pending.settled;
 }
 
-/** Removes the indexes used least lately (with their companions) past MAX_INDEXES or MAX_INDEX_BYTES. */
+/** A temp file this old was left by a process that ended in the middle of a save (Ctrl-C, a crash). */
+const STALE_TEMP_MS = 60 * 60 * 1000;
+
+/**
+ * Removes the indexes used least lately (with their companions) past MAX_INDEXES or
+ * MAX_INDEX_BYTES, companions without their index, and temp files left by saves that never ended.
+ */
 export async function trimCache(dir: string): Promise<void> {
   const all = await fs.readdir(dir);
+  for (const n of all) {
+    if (!n.endsWith(".tmp")) continue;
+    const st = await fs.stat(join(dir, n)).catch(() => undefined);
+    if (st && Date.now() - st.mtimeMs > STALE_TEMP_MS) await fs.rm(join(dir, n), { force: true });
+  }
   const names = all.filter((n) => n.endsWith(INDEX_EXTENSION));
   const sizeOf = async (n: string) => (await fs.stat(join(dir, n)).catch(() => undefined))?.size ?? 0;
   const companions = all.filter((n) => COMPANION_EXTENSIONS.some((e) => n.endsWith(e)));

@@ -91,6 +91,8 @@ export class SessionManager extends SessionReader implements Disposable {
   private lineCount = 0;
   /** The file this manager read and writes (undefined until a new session's file exists). */
   private identity: FileIdentity | undefined;
+  /** The file's size and modification time when it was last read whole (see getCacheBasis). */
+  private readStamp: { size: number; mtimeMs: number } | undefined;
   /** The file was replaced or deleted while open: no more writes or reads; everything stays in memory. */
   private detached = false;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -267,6 +269,7 @@ export class SessionManager extends SessionReader implements Disposable {
     this.offset = loaded.offset;
     this.lineCount = loaded.lineCount;
     this.identity = { dev: loaded.dev, ino: loaded.ino };
+    this.readStamp = { size: loaded.stamp.size, mtimeMs: loaded.stamp.mtimeMs };
     this.endsClean = !(loaded.unterminated && loaded.offset >= loaded.stamp.size);
     this.onDisk = true;
     this.headerQueued = true;
@@ -286,12 +289,13 @@ export class SessionManager extends SessionReader implements Disposable {
    * Where the reopen index lives for this session (undefined: none) and which bytes of which file
    * were read: what a cache kept beside the index is keyed on (see the command line's tree text).
    */
-  getCacheBasis(): { dir: string; minBytes: number; file: string; dev: number; ino: number; bytes: number } | undefined {
+  getCacheBasis(): { dir: string; minBytes: number; file: string; dev: number; ino: number; bytes: number; size: number; mtimeMs: number } | undefined {
     const dir = indexDirOf(this.index);
     const file = this.getSessionFile();
-    if (dir === undefined || !file || !this.identity || this.detached) return undefined;
+    if (dir === undefined || !file || !this.identity || !this.readStamp || this.detached) return undefined;
     const minBytes = (this.index === false ? undefined : this.index?.minBytes) ?? INDEX_DEFAULT_MIN_BYTES;
-    return { dir, minBytes, file, dev: this.identity.dev, ino: this.identity.ino, bytes: this.offset };
+    const { size, mtimeMs } = this.readStamp;
+    return { dir, minBytes, file, dev: this.identity.dev, ino: this.identity.ino, bytes: this.offset, size, mtimeMs };
   }
 
   /** Settles when the reopen index made by the last load is saved (it is saved in the background). */
@@ -520,6 +524,7 @@ export class SessionManager extends SessionReader implements Disposable {
     this.readOnlyReason = undefined;
     this.detached = false;
     this.identity = onDisk ? identityOf(await fs.stat(file)) : undefined;
+    this.readStamp = undefined;
     this.writer = this.makeWriter(await WriterLock.acquire(file), this.identity);
     if (onDisk) await this.catchUp();
     this.changes.fire({ kind: "reset" });
@@ -565,6 +570,7 @@ export class SessionManager extends SessionReader implements Disposable {
     this.header = { ...this.header, version: CURRENT_SESSION_VERSION };
     const st = await fs.stat(this.sessionFile);
     this.identity = identityOf(st);
+    this.readStamp = undefined;
     await this.writer?.expect(this.identity);
     this.offset = written.bytes;
     this.lineCount = written.lines;

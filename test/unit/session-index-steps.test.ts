@@ -86,6 +86,28 @@ describe("the reopen index read in slices", function () {
     }
   });
 
+  it("holds the work between slices while its pause answers a promise (index saves wait for the tree)", async () => {
+    const data = decodeIndex(index)!;
+    let release!: () => void;
+    let paused: Promise<void> | undefined = new Promise<void>((done) => (release = done));
+    let pauses = 0;
+    let finished = false;
+    const encoding = runStepsInSlices(encodeIndexSteps(data), 0, () => {
+      pauses++;
+      return paused;
+    }).then((bytes) => {
+      finished = true;
+      return bytes;
+    });
+    for (let k = 0; k < 20; k++) await new Promise((done) => setImmediate(done));
+    assert.equal(pauses, 1, "stopped at the first pause");
+    assert.equal(finished, false);
+    paused = undefined;
+    release();
+    assert.deepEqual(await encoding, runSteps(encodeIndexSteps(data)), "the same bytes once let go");
+    assert.ok(pauses > 1, "asked again after every slice");
+  });
+
   it("restores the same store in slices as at once", async () => {
     const data = decodeIndex(index)!;
     const reader = BodyReader.open(file);

@@ -164,17 +164,12 @@ export class TreeTextCache {
  * An edit in place changes the times; a rename-over changes the identity.
  */
 function stillDescribes(basis: TreeTextBasis, meta: Meta): boolean {
-  const fd = openSync(basis.file, "r");
-  try {
-    const st = fstatSync(fd);
-    // The path may name another file by now: what is checked must be the file that was read.
-    if (st.dev !== basis.dev || st.ino !== basis.ino || st.size < meta.bytes) return false;
-    const unchanged = st.size === meta.size && st.mtimeMs === meta.mtimeMs && st.ctimeMs === meta.ctimeMs;
-    if (!unchanged && st.size <= meta.size) return false;
-    return tailHash(fd, meta.bytes) === meta.tailHash;
-  } finally {
-    closeSync(fd);
-  }
+  // The file as it is now, for the bytes the cache describes (undefined: another file, or shorter).
+  const now = currentMeta({ ...basis, bytes: meta.bytes });
+  if (!now) return false;
+  const unchanged = now.size === meta.size && now.mtimeMs === meta.mtimeMs && now.ctimeMs === meta.ctimeMs;
+  if (!unchanged && now.size <= meta.size) return false;
+  return now.tailHash === meta.tailHash;
 }
 
 /** The meta of a cache of the session file as it is now (undefined if it is no longer the file read). */

@@ -5,6 +5,7 @@ import { migrateEntryToV3 } from "./migrate";
 import { summarizeEntry } from "./summarize";
 import { lightMessageEntry } from "./summary-scan";
 import { IdIndex } from "./id-index";
+import { resized } from "../util/typed-columns";
 import { runSteps, STEP_EVERY, type Steps } from "../util/steps";
 import type { TextLines } from "./text-lines";
 import { isTextlessTurn } from "../tree/search-text";
@@ -114,16 +115,11 @@ export class EntryStore {
 
   /** The typed columns, `to` entries long (their entries so far kept). */
   private growColumns(to: number): void {
-    const resized = <T extends Int32Array | Float64Array | Uint8Array>(column: T, make: (n: number) => T): T => {
-      const next = make(to);
-      next.set(column.subarray(0, Math.min(column.length, to)));
-      return next;
-    };
-    this.lines = resized(this.lines, (n) => new Int32Array(n));
-    this.offsets = resized(this.offsets, (n) => new Float64Array(n));
-    this.lengths = resized(this.lengths, (n) => new Float64Array(n));
-    this.flags = resized(this.flags, (n) => new Uint8Array(n));
-    this.parentAt = resized(this.parentAt, (n) => new Int32Array(n));
+    this.lines = resized(this.lines, to);
+    this.offsets = resized(this.offsets, to);
+    this.lengths = resized(this.lengths, to);
+    this.flags = resized(this.flags, to);
+    this.parentAt = resized(this.parentAt, to);
   }
 
   /** After a read that reserved room: the arrays end at the last entry again. */

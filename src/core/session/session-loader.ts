@@ -138,14 +138,15 @@ export async function loadSession(path: string, opts: LoadOptions = {}): Promise
   }
 }
 
-/**
- * Reads bytes [from, stamp.size) of a file into `ingest` (lines numbered from `firstLine`) and
- * finishes the index: the header check, version-1 migration, the torn or unterminated last line.
- */
 /** Lines read before the store makes room for the rest of a large file. */
 const ESTIMATE_AFTER_LINES = 4096;
 /** A bound on that estimate: a file of a few huge lines, then tiny ones, could ask for far too much. */
 const MAX_RESERVE = 1 << 24;
+
+/**
+ * Reads bytes [from, stamp.size) of a file into `ingest` (lines numbered from `firstLine`) and
+ * finishes the index: the header check, version-1 migration, the torn or unterminated last line.
+ */
 
 export async function readInto(path: string, store: EntryStore, ingest: LineIngest, stamp: FileStamp, from: number, firstLine: number, control: Pick<LoadOptions, "signal" | "pause"> = {}): Promise<Omit<LoadedSession, "indexUse">> {
   const fd = store.reader!.descriptor;

@@ -1,4 +1,5 @@
 import { runSteps, STEP_EVERY, type Steps } from "../util/steps";
+import { resized } from "../util/typed-columns";
 import { IdIndex, type IdLookup } from "./id-index";
 import type { EntrySummary } from "./types";
 
@@ -220,14 +221,6 @@ export class TreeIndex {
     if (i === undefined) return undefined;
     if (this.flags[i] & FLAG_NODE) return i;
     return this.parentOf[i];
-  }
-
-  /**
-   * The link columns themselves, for passes over every node that walk them in a tight loop (the
-   * layout). Read-only, and only until the index next changes (an append may replace them).
-   */
-  links(): { readonly parent: Int32Array; readonly firstChild: Int32Array; readonly nextSibling: Int32Array } {
-    return { parent: this.parentOf, firstChild: this.firstChildOf, nextSibling: this.nextSiblingOf };
   }
 
   /** The next node in pre-order (the drawn order before filters), or NONE after the last. */
@@ -566,15 +559,10 @@ export class TreeIndex {
   private ensureCapacity(n: number): void {
     if (n <= this.flags.length) return;
     const size = Math.max(n, this.flags.length * 2);
-    const grow = <T extends Uint8Array | Int32Array>(a: T, make: (k: number) => T): T => {
-      const b = make(size);
-      b.set(a);
-      return b;
-    };
-    this.flags = grow(this.flags, (k) => new Uint8Array(k));
-    this.parentOf = grow(this.parentOf, (k) => new Int32Array(k));
-    this.firstChildOf = grow(this.firstChildOf, (k) => new Int32Array(k));
-    this.lastChildOf = grow(this.lastChildOf, (k) => new Int32Array(k));
-    this.nextSiblingOf = grow(this.nextSiblingOf, (k) => new Int32Array(k));
+    this.flags = resized(this.flags, size);
+    this.parentOf = resized(this.parentOf, size);
+    this.firstChildOf = resized(this.firstChildOf, size);
+    this.lastChildOf = resized(this.lastChildOf, size);
+    this.nextSiblingOf = resized(this.nextSiblingOf, size);
   }
 }

@@ -1,4 +1,5 @@
 import { STEP_EVERY, type Steps } from "../util/steps";
+import { resized } from "../util/typed-columns";
 import { NONE, type TreeIndex } from "./tree-index";
 
 /** The sibling group of top-level rows (every other group is keyed by its branch point's position). */
@@ -315,11 +316,10 @@ export class TreeRows {
     // The columns as locals: this pass runs over every entry of the session when it is shown.
     const index = this.index;
     const { shown, up, drawnParentArr, drawnChildren, lastDrawnChild } = this;
-    const links = index.links();
     let steps = 0;
-    for (let v = index.firstRoot; v !== NONE; v = nextInPreorder(links, v)) {
+    for (let v = index.firstRoot; v !== NONE; v = index.nextInPreorder(v)) {
       if ((++steps & (STEP_EVERY - 1)) === 0) yield;
-      const p = links.parent[v]!;
+      const p = index.parent(v);
       const anc = p === NONE ? NONE : up[p]!;
       if (this.shows(v)) {
         shown[v] = 1;
@@ -340,14 +340,13 @@ export class TreeRows {
   private *place(): Steps<void> {
     const index = this.index;
     const { shown, drawnParentArr, drawnChildren, levelArr, groupOf, segmentOf, posArr, groupSize } = this;
-    const links = index.links();
     let topSize = this.topSize;
     let v = index.firstRoot;
     let steps = 0;
     while (v !== NONE) {
       if ((++steps & (STEP_EVERY - 1)) === 0) yield;
       if (!shown[v]) {
-        v = nextInPreorder(links, v);
+        v = index.nextInPreorder(v);
         continue;
       }
       const dp = drawnParentArr[v]!;
@@ -367,47 +366,26 @@ export class TreeRows {
       const g = groupOf[v]!;
       posArr[v] = g === TOP ? ++topSize : ++groupSize[g]!;
       this.pushRow(v);
-      v = this.isFolded(v) ? index.nextAfterSubtree(v) : nextInPreorder(links, v);
+      v = this.isFolded(v) ? index.nextAfterSubtree(v) : index.nextInPreorder(v);
     }
     this.topSize = topSize;
   }
 
   private grow(n: number): void {
     const size = Math.max(n, Math.ceil(this.capacity * 1.5));
-    const grow32 = (a: Int32Array, fill?: number): Int32Array => {
-      const b = new Int32Array(size);
-      if (fill !== undefined) b.fill(fill, a.length);
-      b.set(a);
-      return b;
-    };
-    this.rowNodeArr = grow32(this.rowNodeArr);
-    this.up = grow32(this.up);
-    this.drawnParentArr = grow32(this.drawnParentArr);
-    this.drawnChildren = grow32(this.drawnChildren);
-    this.lastDrawnChild = grow32(this.lastDrawnChild);
-    this.levelArr = grow32(this.levelArr);
-    this.segmentOf = grow32(this.segmentOf);
-    this.groupOf = grow32(this.groupOf);
-    this.posArr = grow32(this.posArr);
-    this.groupSize = grow32(this.groupSize);
-    this.rowOfArr = grow32(this.rowOfArr, -1);
-    const shown = new Uint8Array(size);
-    shown.set(this.shown);
-    this.shown = shown;
-    const folded = new Uint8Array(size);
-    folded.set(this.foldedArr);
-    this.foldedArr = folded;
+    this.rowNodeArr = resized(this.rowNodeArr, size);
+    this.up = resized(this.up, size);
+    this.drawnParentArr = resized(this.drawnParentArr, size);
+    this.drawnChildren = resized(this.drawnChildren, size);
+    this.lastDrawnChild = resized(this.lastDrawnChild, size);
+    this.levelArr = resized(this.levelArr, size);
+    this.segmentOf = resized(this.segmentOf, size);
+    this.groupOf = resized(this.groupOf, size);
+    this.posArr = resized(this.posArr, size);
+    this.groupSize = resized(this.groupSize, size);
+    this.rowOfArr = resized(this.rowOfArr, size, -1);
+    this.shown = resized(this.shown, size);
+    this.foldedArr = resized(this.foldedArr, size);
     this.capacity = size;
   }
-}
-
-/** TreeIndex.nextInPreorder over its link columns (see TreeIndex.links), for the passes over every node. */
-function nextInPreorder(links: ReturnType<TreeIndex["links"]>, v: number): number {
-  const child = links.firstChild[v]!;
-  if (child !== NONE) return child;
-  for (let n = v; n !== NONE; n = links.parent[n]!) {
-    const sibling = links.nextSibling[n]!;
-    if (sibling !== NONE) return sibling;
-  }
-  return NONE;
 }

@@ -1,6 +1,7 @@
 import * as vscode from "vscode";
 import type { AgentSessionConfig } from "../core/agent/agent-session";
 import { AUTO_APPROVE_VALUES, type AutoApprove } from "../core/agent/safety/approvals";
+import { protectedPatterns } from "../core/agent/safety/protected-paths";
 import type { ToolPolicy } from "../core/agent/tool-runner";
 import type { SessionManager } from "../core/session/session-manager";
 import { SECTION } from "./settings";
@@ -21,6 +22,17 @@ const DEFAULT_COMMAND_TIMEOUT_S = 600;
 function readAutoApprove(): AutoApprove {
   const value = vscode.workspace.getConfiguration(SECTION).inspect<string>("tools.autoApprove")?.globalValue;
   return (AUTO_APPROVE_VALUES as readonly string[]).includes(value ?? "") ? (value as AutoApprove) : "never";
+}
+
+/**
+ * The protected paths: the defaults with the user's own entries (a pattern set to true is added,
+ * a default set to false is taken out). As with auto-approve, only the user's settings count: a
+ * repository cannot unprotect its own `.vscode/` or hooks.
+ */
+export function readProtectedPaths(): string[] {
+  const value = vscode.workspace.getConfiguration(SECTION).inspect<unknown>("tools.protectedPaths")?.globalValue;
+  const entries = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return protectedPatterns(entries);
 }
 
 function readCommandTimeoutMs(): number {
@@ -54,6 +66,9 @@ export function withToolSafety(
       approve: (request, signal) => approvals.ask(request, signal),
       get autoApprove() {
         return readAutoApprove();
+      },
+      get protectedPaths() {
+        return readProtectedPaths();
       },
       get workspaceFolders() {
         return workspaceFolders();

@@ -29,6 +29,7 @@ import { RunSlots } from "./run-slots";
 import { SessionCompactor } from "./session-compactor";
 import { buildSystemPrompt, type SystemPromptInput } from "./system-prompt";
 import { ToolGuard, type ToolRestrictions } from "./safety/tool-guard";
+import type { WorkingFolderState } from "./safety/working-folder";
 import { ProcessGroups } from "./shell/process-groups";
 import { ToolSet, type ToolPolicy } from "./tool-runner";
 import { createCodingTools } from "./tools";
@@ -233,6 +234,19 @@ export class AgentSession implements Disposable {
    */
   getToolRestrictions(): ToolRestrictions {
     return this.guard.restrictions();
+  }
+  /** The session's working folder as the safety rules see it: usable, outside the workspace, or unusable. */
+  getWorkingFolder(): WorkingFolderState {
+    return this.guard.folder();
+  }
+  /**
+   * Asks, once per session, whether anything may run in the session's folder when it lies outside
+   * the open workspace (the same question its tools get; undefined when it may, else why not). Its
+   * project extensions (`extensions`, named in the question) and `pi.exec` wait for it.
+   */
+  async admitWorkingFolder(signal: AbortSignal = new AbortController().signal, extensions?: readonly string[]): Promise<string | undefined> {
+    const refusal = await this.guard.admitFolder(signal, extensions);
+    return refusal === undefined ? undefined : refusal.cancelled ? "Stopped before the folder was allowed." : refusal.text;
   }
   /** Tools registered by extensions (offered with the built-ins; a same-named one replaces a built-in). */
   setExtensionTools(tools: readonly AgentTool[]): void {

@@ -39,13 +39,29 @@ interface FactoryOptions {
 }
 
 /**
+ * What a Pi-shaped tool made from one of Arbor's tools carries of its safety rules, under a symbol
+ * so that an extension that spreads the tool into one of its own (`{ ...createWriteTool(cwd), name:
+ * "save" }`) keeps them: its calls still ask as the built-in's do (see adaptPiTool). Only the marks
+ * that make a call ask travel this way; read-only, which lets a tool run in Restricted Mode, does not.
+ */
+export const ARBOR_TOOL_SAFETY = Symbol.for("arbor.toolSafety");
+
+/** The safety marks a Pi-shaped tool carries. */
+export interface CarriedSafety {
+  runsShell?: boolean;
+  writesFile?: AgentTool["writesFile"];
+}
+
+/**
  * Pi-shaped wrapper over one of Arbor's tools. The folder is the one given, except that a tool
  * made with the extension host's `process.cwd()` (never the workspace in VS Code) works in the
  * folder of the session it runs for.
  */
 function piShaped(tool: AgentTool, createdWith: string): PiTool {
   const hostCwd = process.cwd();
+  const safety: CarriedSafety = { runsShell: tool.runsShell, writesFile: tool.writesFile };
   return {
+    [ARBOR_TOOL_SAFETY]: safety,
     name: tool.definition.name,
     label: tool.definition.name,
     description: tool.definition.description,

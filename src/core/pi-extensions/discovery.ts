@@ -1,6 +1,7 @@
 /**
- * Where Pi extension files are found, as Pi finds them: the workspace's `.pi/extensions/` (only in
- * a trusted workspace: it is code the workspace ships), the agent directory's `extensions/`, then
+ * Where Pi extension files are found, as Pi finds them: the session folder's `.pi/extensions/` (only
+ * in a trusted workspace: it is code the workspace ships; a session folder outside the workspace is
+ * asked about before they load, see PiExtensionSet), the agent directory's `extensions/`, then
  * paths from a setting. In a folder, a `*.ts` / `*.js` file is an extension, and so is a
  * subfolder with a package.json whose `pi.extensions` lists entry files, or with an index.ts /
  * index.js. No deeper search. A file reached twice is loaded once, where it was first found.
@@ -27,16 +28,21 @@ export interface DiscoveryOptions {
   cwd: string;
   /** Project extensions load only in a trusted workspace. */
   trusted: boolean;
-  /** Extra files or folders (from Arbor's setting); relative paths are taken from `cwd`, `~` is home. */
+  /**
+   * Extra files or folders (from Arbor's setting); `~` is home, and relative paths are taken from
+   * `pathsBase` (default: the home folder), never from the session's folder: a relative entry must
+   * not turn whatever folder a session names into a source of code.
+   */
   paths?: readonly string[];
+  pathsBase?: string;
 }
 
 const isExtensionFile = (name: string): boolean => (name.endsWith(".ts") || name.endsWith(".js")) && !name.endsWith(".d.ts");
 
-function expand(path: string, cwd: string): string {
+function expand(path: string, base: string): string {
   const p = path.trim();
   const home = p === "~" ? homedir() : p.startsWith("~/") ? join(homedir(), p.slice(2)) : p;
-  return isAbsolute(home) ? home : resolve(cwd, home);
+  return isAbsolute(home) ? home : resolve(base, home);
 }
 
 /** The entry files a folder declares (package.json `pi.extensions`) or its index file. */
@@ -103,7 +109,7 @@ export function discoverExtensions(options: DiscoveryOptions): DiscoveredExtensi
   add(extensionsInFolder(join(options.agentDir, "extensions")), "user");
   for (const configured of options.paths ?? []) {
     if (!configured.trim()) continue;
-    const path = expand(configured, options.cwd);
+    const path = expand(configured, options.pathsBase ?? homedir());
     if (isDirectory(path)) add(entriesOfFolder(path) ?? extensionsInFolder(path), "setting");
     else add([path], "setting");
   }

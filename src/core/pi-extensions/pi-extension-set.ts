@@ -91,8 +91,8 @@ export class PiExtensionSet implements SessionScopedExtensions, Disposable {
   /** Loads the files for a new session; their factories run with a fresh `pi` each. */
   async instantiate(binding: SessionBinding, runtime: AgentSessionRuntime): Promise<Disposable> {
     this.runtime = runtime;
-    const discovered = this.options.discover(binding.session.sessionManager.getCwd());
     this.statuses.clear();
+    const discovered = await this.admitted(binding, this.options.discover(binding.session.sessionManager.getCwd()));
     if (discovered.length === 0) {
       this.instances = [];
       this.changes.fire();
@@ -154,6 +154,31 @@ export class PiExtensionSet implements SessionScopedExtensions, Disposable {
       this.options.sessionEnded?.();
       this.changes.fire();
     });
+  }
+
+  /**
+   * Project extensions come from the session's folder. When that folder lies outside the open
+   * workspace, the window's trust says nothing about it (a session opened from another workspace,
+   * or restored at start-up, names any folder): the session's folder question is asked first, with
+   * the files named, before any of them is read as code. Without a yes they stay unloaded, listed
+   * as such, and the user is told. The answer is the session's: its tools do not ask again.
+   */
+  private async admitted(binding: SessionBinding, discovered: DiscoveredExtension[]): Promise<DiscoveredExtension[]> {
+    const project = discovered.filter((e) => e.scope === "project");
+    if (project.length === 0) return discovered;
+    const refusal = await binding.session.admitWorkingFolder(undefined, project.map((e) => e.path));
+    if (refusal === undefined) return discovered;
+    const cwd = binding.session.sessionManager.getCwd();
+    const why = `Not loaded: this session's folder (${cwd}) is outside the open workspace, and running things there was not allowed. Open the session again to be asked again.`;
+    for (const extension of project) {
+      this.statuses.set(extension.path, { extension, state: "failed", loadError: why, commands: [], tools: [], events: [], notes: [], problems: [] });
+    }
+    this.options.ui.notify(
+      "Arbor",
+      `The Pi extensions of ${cwd} (${project.map((e) => e.name).join(", ")}) were not loaded: the session's folder is outside the open workspace, and running things there was not allowed.`,
+      "warning",
+    );
+    return discovered.filter((e) => e.scope !== "project");
   }
 
   /** A factory that never finishes must not hold the session up forever. */

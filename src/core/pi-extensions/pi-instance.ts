@@ -4,6 +4,7 @@
  * Made anew for every session, as Pi does; when the session is replaced, the instance is ended and
  * every `pi` and `ctx` member of it throws the one stale-context message.
  */
+import { resolve } from "node:path";
 import type { AgentSession } from "../agent/agent-session";
 import { AgentError } from "../agent/errors";
 import type { AgentSessionRuntime } from "../runtime/agent-session-runtime";
@@ -14,6 +15,7 @@ import type { SessionManager } from "../session/session-manager";
 import type { PiTool } from "./builtin-tools";
 import type { DiscoveredExtension } from "./discovery";
 import type { EventBus } from "./event-bus";
+import { isInside, realOrNearest } from "../agent/tools/paths";
 import { execCommand, type ExecOptions } from "./exec";
 import { fromPiModel, modelRegistryView, toPiModel, type ModelAccess, type PiModelLike } from "./pi-models";
 import { readonlySessionView } from "./pi-session-view";
@@ -260,10 +262,19 @@ export class PiInstance {
       setSessionName: active((name: string) => void this.session().setSessionName(name)),
       getSessionName: active(() => this.sm().getSessionName()),
       setLabel: active((entryId: string, label: string | undefined) => void this.session().setLabel(entryId, label)),
-      exec: active((command: string, args: string[] = [], options: ExecOptions = {}) => {
+      exec: active(async (command: string, args: string[] = [], options: ExecOptions = {}) => {
         const session = this.session();
-        if (!session.isShellAllowed()) return Promise.reject(new AgentError("shell-disabled", `The extension "${this.name}" cannot run ${command}: programs do not run in an untrusted workspace. Trust the workspace to allow it.`));
-        return execCommand(command, args, session.sessionManager.getCwd(), options);
+        if (!session.isShellAllowed()) throw new AgentError("shell-disabled", `The extension "${this.name}" cannot run ${command}: programs do not run in an untrusted workspace. Trust the workspace to allow it.`);
+        const cwd = session.sessionManager.getCwd();
+        const folder = resolve(cwd, options.cwd ?? ".");
+        // A program run in the session's folder reads that folder's config (a git hook, core.fsmonitor...):
+        // outside the workspace it waits for the session's folder question, as the tools do. A folder
+        // the extension names elsewhere is its own choice, as if it had spawned the program itself.
+        if (isInside(realOrNearest(resolve(cwd)), realOrNearest(folder)) || isInside(resolve(cwd), folder)) {
+          const refusal = await session.admitWorkingFolder(options.signal);
+          if (refusal !== undefined) throw new AgentError("denied", `The extension "${this.name}" cannot run ${command} in ${folder}: ${refusal}`);
+        }
+        return execCommand(command, args, cwd, options);
       }),
       getActiveTools: active(() => this.session().getToolDefinitions().map((d) => d.name)),
       getAllTools: active(() =>

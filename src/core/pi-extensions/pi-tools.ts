@@ -7,7 +7,7 @@
 import { DEFAULT_OUTPUT_LIMITS } from "../agent/output/output-limits";
 import type { AgentTool, ToolOutcome } from "../agent/tools/tool";
 import type { ImageContent, TextContent } from "../session/types";
-import type { PiTool } from "./builtin-tools";
+import { ARBOR_TOOL_SAFETY, type CarriedSafety, type PiTool } from "./builtin-tools";
 import { runInToolScope } from "./tool-scope";
 
 /** Checks and coerces arguments against a tool's schema (pi-ai's validateToolArguments); throws a message the model can act on. */
@@ -40,10 +40,23 @@ export interface PiToolBinding {
   validate?: ArgumentValidator;
 }
 
-/** Wraps a registered Pi tool as an Arbor tool. */
+/** The safety marks of Arbor's own tool that `tool` was made from (by Pi's factories), if any. */
+function carriedSafety(tool: PiTool): CarriedSafety {
+  const carried = (tool as { [ARBOR_TOOL_SAFETY]?: unknown })[ARBOR_TOOL_SAFETY];
+  if (typeof carried !== "object" || carried === null) return {};
+  const { runsShell, writesFile } = carried as CarriedSafety;
+  return { ...(runsShell === true ? { runsShell } : {}), ...(typeof writesFile === "function" ? { writesFile } : {}) };
+}
+
+/**
+ * Wraps a registered Pi tool as an Arbor tool. A tool made from Pi's createBashTool or
+ * createWriteTool/createEditTool under another name keeps their rules: each command asks, and a
+ * write asks when its file is protected or outside the workspace.
+ */
 export function adaptPiTool(tool: PiTool, binding: PiToolBinding): AgentTool {
   const parameters = jsonSchemaOf(tool.parameters);
   return {
+    ...carriedSafety(tool),
     definition: { name: tool.name, description: String(tool.description ?? ""), parameters },
     promptSnippet: oneLine(tool.promptSnippet),
     promptGuidelines: guidelinesOf(tool.promptGuidelines),

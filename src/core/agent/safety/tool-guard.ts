@@ -112,19 +112,20 @@ export class ToolGuard {
   async admitCall(tool: AgentTool, call: ToolCall, signal: AbortSignal): Promise<Refusal | undefined> {
     const folder = await this.admitFolder(signal);
     if (folder) return folder;
-    const request = approvalRequestFor(tool, call, this.options.session.getCwd(), this.policy.workspaceFolders);
+    const request = approvalRequestFor(tool, call, this.options.session.getCwd(), this.policy.workspaceFolders, this.policy.protectedPaths);
     return request ? this.decide(request, signal) : undefined;
   }
 
   /**
-   * Before anything runs in the session's folder (a tool call, `!cmd`): refuses a session without a
-   * usable folder, and asks once about a folder outside the workspace.
+   * Before anything runs in the session's folder (a tool call, `!cmd`, the folder's own extensions,
+   * `pi.exec`): refuses a session without a usable folder, and asks once about a folder outside the
+   * workspace. `extensions`: the folder's project extension files, named in the question.
    */
-  admitFolder(signal: AbortSignal): Promise<Refusal | undefined> {
+  admitFolder(signal: AbortSignal, extensions?: readonly string[]): Promise<Refusal | undefined> {
     const folder = this.folder();
     if (folder.kind === "invalid") return Promise.resolve({ text: folder.message });
     if (folder.kind === "ok" || this.folderAllowed) return Promise.resolve(undefined);
-    const request: ApprovalRequest = { kind: "working-folder", cwd: folder.cwd, workspaceFolders: folder.workspaceFolders };
+    const request: ApprovalRequest = { kind: "working-folder", cwd: folder.cwd, workspaceFolders: folder.workspaceFolders, ...(extensions?.length ? { extensions } : {}) };
     if (this.folderDenied) return Promise.resolve({ text: deniedMessage(request, true) });
     // One question at a time: a tool call and a `!cmd` asking together share the answer.
     this.folderQuestion ??= this.decide(request, signal).finally(() => (this.folderQuestion = undefined));
@@ -138,7 +139,7 @@ export class ToolGuard {
       emit({ type: "approval_resolved", request, answer: "once", by: "auto-approve" });
       return undefined;
     }
-    if (this.grants.covers(request)) {
+    if (this.grants.covers(request, policy.autoApprove)) {
       emit({ type: "approval_resolved", request, answer: "session", by: "session-grant" });
       return undefined;
     }

@@ -34,6 +34,11 @@ export interface ToolPolicy {
    * folder lies outside them asks once before its tools run. Default: the session's own folder.
    */
   workspaceFolders?: readonly string[];
+  /**
+   * Globs of files that always ask before a write (and whose naming takes a command out of
+   * auto-approval), see protected-paths. Default: DEFAULT_PROTECTED_PATTERNS; empty: none.
+   */
+  protectedPaths?: readonly string[];
   /** Shell tools stop a command after this many ms unless the call sets its own timeout (0 or unset: none). */
   commandTimeoutMs?: number;
 }

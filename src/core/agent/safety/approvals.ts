@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import type { ToolCall } from "../../session/types";
 import { isInside, realOrNearest } from "../tools/paths";
 import type { AgentTool } from "../tools/tool";
-import { DEFAULT_PROTECTED_PATTERNS, protectedPathsInCommand, protectedPatternOf } from "./protected-paths";
+import { DEFAULT_PROTECTED_PATTERNS, protectedPathsInCommand, protectedPatternOf, resolveLinks } from "./protected-paths";
 
 /** Something the agent is about to do that the user decides on. */
 export type ApprovalRequest =
@@ -84,7 +84,7 @@ export function approvalRequestFor(
   const outside = !isInsideFolders(path, folders);
   const pattern = protectedPatternOf(path, protectedPatterns);
   if (pattern !== undefined) {
-    return { kind: "protected-write", toolName: call.name, toolCallId: call.id, requested, path: realOrNearest(path), pattern, outside, cwd, workspaceFolders: folders };
+    return { kind: "protected-write", toolName: call.name, toolCallId: call.id, requested, path: resolveLinks(path), pattern, outside, cwd, workspaceFolders: folders };
   }
   if (!outside) return undefined;
   return { kind: "outside-write", toolName: call.name, toolCallId: call.id, requested, path: realOrNearest(path), cwd, workspaceFolders: folders };

@@ -9,10 +9,9 @@
  * `**` crosses folders, `{a,b}` is either. A pattern that does not begin with `/` matches at any
  * depth (as if it began with `**\/`), and one that ends in `/**` also matches the folder itself.
  */
-import { lstatSync } from "node:fs";
+import { lstatSync, readlinkSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, dirname, isAbsolute, join, resolve } from "node:path";
-import { realOrNearest } from "../tools/paths";
+import { basename, dirname, isAbsolute, join, parse, resolve, sep } from "node:path";
 
 /** The default list (the user's setting can add patterns or turn these off one by one). */
 export const DEFAULT_PROTECTED_PATTERNS: readonly string[] = [
@@ -134,6 +133,40 @@ function swapCase(name: string): string {
   return [...name].map((ch) => (ch === ch.toLowerCase() ? ch.toUpperCase() : ch.toLowerCase())).join("");
 }
 
+/** Links followed before giving up (a loop, or a long chain). */
+const MAX_LINK_HOPS = 40;
+
+/**
+ * Where `path` (absolute) really leads: every symbolic link on the way followed, dangling ones too
+ * (a write through a dangling link creates its target), up to the first name that does not exist.
+ */
+export function resolveLinks(path: string): string {
+  const start = resolve(path);
+  let root = parse(start).root;
+  let done = root;
+  let rest = start.slice(root.length).split(sep).filter((p) => p !== "");
+  let hops = 0;
+  while (rest.length > 0) {
+    const next = join(done, rest.shift()!);
+    let link: string | undefined;
+    try {
+      if (lstatSync(next).isSymbolicLink()) link = readlinkSync(next);
+    } catch {
+      // Missing: nothing below it exists either.
+      return join(next, ...rest);
+    }
+    if (link === undefined || hops++ >= MAX_LINK_HOPS) {
+      done = next;
+      continue;
+    }
+    const target = resolve(done, link);
+    root = parse(target).root;
+    done = root;
+    rest = [...target.slice(root.length).split(sep).filter((p) => p !== ""), ...rest];
+  }
+  return done;
+}
+
 export interface ProtectedMatchOptions {
   /** Test seam: the file system's case rule, instead of probing it. */
   caseInsensitive?: boolean;
@@ -141,14 +174,14 @@ export interface ProtectedMatchOptions {
 
 /**
  * The first pattern that protects `path` (absolute), or undefined. Both the path as written and
- * its real path (links resolved, up to the nearest existing folder) are checked: a link named
+ * where it really leads (every link followed, see resolveLinks) are checked: a link named
  * `notes` that leads into `.git/hooks` is protected, and so is `.vscode/settings.json` when
  * `.vscode` is a link to somewhere else (VS Code reads it through the link).
  */
 export function protectedPatternOf(path: string, patterns: readonly string[], options: ProtectedMatchOptions = {}): string | undefined {
   if (patterns.length === 0) return undefined;
   const written = resolve(path);
-  const real = realOrNearest(written);
+  const real = resolveLinks(written);
   const insensitive = options.caseInsensitive ?? (isCaseInsensitiveAt(written) || isCaseInsensitiveAt(real));
   const candidates = [...new Set([written, real])].map((p) => p.replace(/\\/g, "/"));
   return patterns.find((pattern) => {
@@ -176,7 +209,7 @@ export function protectedPathsInCommand(command: string, cwd: string, patterns: 
     const expanded = word === "~" ? homedir() : word.startsWith("~/") ? join(homedir(), word.slice(2)) : word;
     const path = isAbsolute(expanded) ? expanded : resolve(cwd, expanded);
     if (protectedPatternOf(path, patterns, options) === undefined) continue;
-    const shown = realOrNearest(path);
+    const shown = resolveLinks(path);
     if (!found.includes(shown)) found.push(shown);
     if (found.length >= MAX_NAMED) break;
   }

@@ -91,6 +91,7 @@ describe("tool approvals in the extension host", function () {
   after(async () => {
     setPiProvider("approvals-endpoint", undefined);
     await config().update("tools.autoApprove", undefined, vscode.ConfigurationTarget.Global);
+    await config().update("tools.protectedPaths", undefined, vscode.ConfigurationTarget.Global);
     await server.close();
   });
 
@@ -181,5 +182,52 @@ describe("tool approvals in the extension host", function () {
     assert.equal(dialogs.seen.length, 0, "the user's auto-approve let the command through without a dialog");
     assert.equal(existsSync(join(workspace, "from-user.txt")), true);
     rmSync(join(workspace, "from-user.txt"));
+  });
+
+  it("a write to .pi/extensions/ asks under the user's auto-approve 'always'; a workspace cannot unprotect it, the user can", async () => {
+    const extension = join(workspace, ".pi", "extensions", "x.ts");
+    const writeIt = (id: string) => reply.toolCall({ id, name: "write", arguments: { path: ".pi/extensions/x.ts", content: "export default function () {}\n" } });
+    const settingsFile = join(workspace, ".vscode", "settings.json");
+    await config().update("tools.autoApprove", "always", vscode.ConfigurationTarget.Global);
+    mkdirSync(join(workspace, ".vscode"), { recursive: true });
+    writeFileSync(settingsFile, JSON.stringify({ "arbor.tools.protectedPaths": { ".pi/**": false }, "arbor.tools.commandTimeout": 321 }));
+    try {
+      await until(() => config().get("tools.commandTimeout") === 321, "the workspace settings to load");
+      const { session, sm } = await freshSession();
+      const dialogs = answerWith("Deny");
+      server.script(writeIt("call_protected"), reply.text("ok"));
+      try {
+        await session.prompt("Add an extension");
+      } finally {
+        dialogs.dispose();
+      }
+      assert.deepEqual(dialogs.seen.map((d) => d.message), ["The agent wants to write a protected file"]);
+      assert.ok(dialogs.seen[0]!.detail.startsWith(`${extension}\n\nProtected by ".pi/**"`), dialogs.seen[0]!.detail);
+      assert.deepEqual(dialogs.seen[0]!.buttons.map((b) => b.title), ["Allow Once", "Allow This File for This Session", "Deny"]);
+      assert.equal(existsSync(extension), false);
+      await sm.flush();
+      assert.match((await toolResultInFile(sm.getSessionFile()!, "call_protected")).text, /^The user denied this write of .*x\.ts, a protected file/);
+    } finally {
+      rmSync(join(workspace, ".vscode"), { recursive: true, force: true });
+    }
+    await until(() => config().get("tools.commandTimeout") === 600, "the workspace settings to go away");
+
+    await config().update("tools.protectedPaths", { ".pi/**": false }, vscode.ConfigurationTarget.Global);
+    try {
+      const { session } = await freshSession();
+      const dialogs = answerWith("Deny");
+      server.script(writeIt("call_unprotected"), reply.text("ok"));
+      try {
+        await session.prompt("Add an extension");
+      } finally {
+        dialogs.dispose();
+      }
+      assert.equal(dialogs.seen.length, 0, "the user's own setting took the pattern out");
+      assert.equal(existsSync(extension), true);
+    } finally {
+      await config().update("tools.protectedPaths", undefined, vscode.ConfigurationTarget.Global);
+      await config().update("tools.autoApprove", undefined, vscode.ConfigurationTarget.Global);
+      rmSync(join(workspace, ".pi"), { recursive: true, force: true });
+    }
   });
 });

@@ -6,6 +6,7 @@
 //
 //   node scripts/localise-manifest.mjs           rewrite package.json and package.nls.json
 //   node scripts/localise-manifest.mjs --check   exit 1 if package.json still holds a plain user-facing string
+//   --root DIR                                   another folder holding package.json (tests)
 //
 // Keys: <command id>.title, <command id>.category, <setting>.description (and .markdownDescription,
 // .enumDescriptions.<n>, .markdownEnumDescriptions.<n>), view.<id>.name, view.<id>.contextualTitle,
@@ -16,7 +17,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const rootArg = process.argv.indexOf("--root");
+const root = rootArg > 0 ? process.argv[rootArg + 1] : join(dirname(fileURLToPath(import.meta.url)), "..");
 
 /**
  * The user-facing strings of `manifest` not yet written as "%key%": each with its JSON path (keys and

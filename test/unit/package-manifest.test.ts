@@ -79,6 +79,37 @@ describe("the package", function () {
     for (const file of new Set(named.map((n) => n.slice(1, -1)))) assert.ok(files.includes(file), `${file}, named in package.json, is packaged`);
   });
 
+  describe("the manifest's strings (package.nls.json)", () => {
+    const script = join(ROOT, "scripts/localise-manifest.mjs");
+    const nls = JSON.parse(readFileSync(join(ROOT, "package.nls.json"), "utf8")) as Record<string, string>;
+
+    it("are all in package.nls.json, and every key package.json names is there", () => {
+      const run = spawnSync(process.execPath, [script, "--check"], { encoding: "utf8" });
+      assert.equal(run.status, 0, run.stderr);
+      const keys = [...readFileSync(join(ROOT, "package.json"), "utf8").matchAll(/"%([^"%]+)%"/g)].map((m) => m[1]!);
+      assert.ok(keys.length > 100, "titles, descriptions, views and the walkthrough are localisable");
+      for (const key of keys) assert.equal(typeof nls[key], "string", `package.nls.json has ${key}`);
+    });
+
+    it("a command added with a plain title is found, and moved into package.nls.json with the file's layout kept", () => {
+      const dir = mkdtempSync(join(tmpdir(), "arbor-nls-"));
+      try {
+        const text = readFileSync(join(ROOT, "package.json"), "utf8").replace('"commands": [\n', '"commands": [\n      {\n        "command": "arbor.example",\n        "title": "An Example",\n        "category": "Arbor"\n      },\n');
+        writeFileSync(join(dir, "package.json"), text);
+        copyFileSync(join(ROOT, "package.nls.json"), join(dir, "package.nls.json"));
+        const stale = spawnSync(process.execPath, [script, "--check", "--root", dir], { encoding: "utf8" });
+        assert.equal(stale.status, 1);
+        assert.match(stale.stderr, /arbor\.example\.title/);
+        assert.equal(spawnSync(process.execPath, [script, "--root", dir], { encoding: "utf8" }).status, 0);
+        const moved = readFileSync(join(dir, "package.json"), "utf8");
+        assert.equal(moved, text.replace('"title": "An Example",\n        "category": "Arbor"', '"title": "%arbor.example.title%",\n        "category": "%category.arbor%"'), "only those strings changed");
+        assert.equal((JSON.parse(readFileSync(join(dir, "package.nls.json"), "utf8")) as Record<string, string>)["arbor.example.title"], "An Example");
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
+
   describe("the README's generated tables", () => {
     const script = join(ROOT, "scripts/readme-tables.mjs");
 

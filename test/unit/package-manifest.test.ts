@@ -5,9 +5,9 @@
  */
 import * as assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 
 const ROOT = resolve(__dirname, "../../..");
 const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as Record<string, unknown> & {
@@ -108,6 +108,25 @@ describe("the package", function () {
         rmSync(dir, { recursive: true, force: true });
       }
     });
+  });
+
+  it("README.md, CHANGELOG.md and docs/ link only to files and headings that exist", () => {
+    /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
+    const anchor = (heading: string) => heading.trim().toLowerCase().replace(/[^\w\- ]/g, "").replace(/ /g, "-");
+    const anchorsOf = (file: string) => new Set(readFileSync(file, "utf8").split("\n").filter((l) => /^#{1,6} /.test(l)).map((l) => anchor(l.replace(/^#+ /, "").replace(/`/g, ""))));
+    const pages = ["README.md", "CHANGELOG.md", ...readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+    const broken: string[] = [];
+    for (const page of pages) {
+      const text = readFileSync(join(ROOT, page), "utf8").replace(/```[\s\S]*?```/g, "");
+      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^(https?:|mailto:|command:)/.test(target!)) continue;
+        const [file, hash] = target!.split("#");
+        const path = file ? join(ROOT, dirname(page), file) : join(ROOT, page);
+        if (!existsSync(path)) broken.push(`${page}: ${target} (no such file)`);
+        else if (hash && path.endsWith(".md") && !anchorsOf(path).has(hash)) broken.push(`${page}: ${target} (no such heading)`);
+      }
+    }
+    assert.deepEqual(broken, []);
   });
 
   describe("the README's generated tables", () => {

@@ -84,7 +84,10 @@ const lazyChunksCurrent = !watch && existsSync(lazyStampFile) && readFileSync(la
 if (!lazyChunksCurrent) rmSync(join(root, "dist", LAZY_DIR), { recursive: true, force: true });
 
 const builds = [
-  { ...common, entryPoints: ["src/extension/extension.ts"], outfile: "dist/extension.js", platform: "node", format: "cjs", target: "node20", external: ["vscode"], plugins: [lazyModules] },
+  // The banner and footer time the bundle's own evaluation (src/extension/activation-timing.ts reports it).
+  { ...common, entryPoints: ["src/extension/extension.ts"], outfile: "dist/extension.js", platform: "node", format: "cjs", target: "node20", external: ["vscode"], plugins: [lazyModules],
+    banner: { js: "var __arborModuleStart = performance.now(), __arborModuleCpuStart = process.cpuUsage();" },
+    footer: { js: "var __arborModuleEnd = performance.now(), __arborModuleCpu = process.cpuUsage(__arborModuleCpuStart);" } },
   { ...common, entryPoints: ["src/cli/arbor.ts"], outfile: "dist/cli.js", platform: "node", format: "cjs", target: "node20", banner: { js: "#!/usr/bin/env node" }, plugins: [lazyModules] },
   ...(lazyChunksCurrent ? [] : [lazyChunks]),
   { ...common, entryPoints: ["webview/tree/main.ts"], outfile: "dist/tree.js", platform: "browser", format: "iife", target: "es2022" },

@@ -30,6 +30,7 @@ import { TREE_VIEW_ID, TreeViewProvider } from "./tree-view-provider";
 import { SAVE_AS_NEW_COMMAND, WriteNotices } from "./write-notices";
 import { quickPickReports } from "./quick-pick-probe";
 import { restoreLastSession } from "./restore-session";
+import { activationLogLine, startActivationTiming, type ActivationTiming } from "./activation-timing";
 
 /**
  * The value `activate` returns to other extensions: the session-extension API of the core
@@ -64,6 +65,8 @@ export interface ArborApi extends CoreArborApi {
     readonly globalStorage: string;
     /** What the Sessions view asked to index in the background (nothing in Restricted Mode). */
     readonly backgroundIndexing: BackgroundIndexing;
+    /** What this activation took (module evaluation and `activate`). */
+    readonly activation: ActivationTiming;
   };
 }
 
@@ -72,6 +75,7 @@ let activeHost: SessionHost | undefined;
 
 /** Called by VS Code on activation; returns the API other extensions receive. */
 export function activate(context: vscode.ExtensionContext): ArborApi {
+  const activated = startActivationTiming();
   const log = vscode.window.createOutputChannel("Arbor", { log: true });
   context.subscriptions.push(log);
   let settings = readSettings();
@@ -208,12 +212,14 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   log.info(`Arbor ${context.extension.packageJSON.version as string} activated for ${location().cwd}`);
 
   const core = createArborApi(host.extensions, () => host.currentRuntime);
+  const timing = activated();
+  log.info(activationLogLine(timing));
   return {
     ...core,
     version: context.extension.packageJSON.version as string,
     onDidChangeSession: host.onDidChangeSession,
     ...(process.env.ARBOR_TEST_HOOKS === "1"
-      ? { testing: testHooks(host, tree, chat, approvals, piExtensions, models, context.logUri, { sessions, statusBar, secrets: context.secrets, globalStorage: context.globalStorageUri.fsPath, backgroundIndexing }) }
+      ? { testing: testHooks(host, tree, chat, approvals, piExtensions, models, context.logUri, { sessions, statusBar, secrets: context.secrets, globalStorage: context.globalStorageUri.fsPath, backgroundIndexing, activation: timing }) }
       : {}),
   };
 }
@@ -227,7 +233,7 @@ function testHooks(
   piExtensions: PiExtensions,
   models: ModelService,
   logUri: vscode.Uri,
-  surfaces: Pick<NonNullable<ArborApi["testing"]>, "sessions" | "statusBar" | "secrets" | "globalStorage" | "backgroundIndexing">,
+  surfaces: Pick<NonNullable<ArborApi["testing"]>, "sessions" | "statusBar" | "secrets" | "globalStorage" | "backgroundIndexing" | "activation">,
 ): NonNullable<ArborApi["testing"]> {
   return {
     ...surfaces,

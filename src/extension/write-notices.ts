@@ -3,8 +3,8 @@ import type { SessionChange } from "../core/session/session-manager";
 import type { SessionHost } from "./session-host";
 
 export const SAVE_AS_NEW_COMMAND = "arbor.saveAsNewSession";
-const SAVE_AS_NEW = "Save as New Session";
-const RETRY = "Retry";
+const SAVE_AS_NEW = vscode.l10n.t("Save as New Session");
+const RETRY = vscode.l10n.t("Retry");
 
 /**
  * Tells the user when what they wrote has not reached the session file: a write that failed (a
@@ -40,8 +40,10 @@ export class WriteNotices implements vscode.Disposable {
     // A replaced file has its own notice; a lost lock turns the window read-only with a banner.
     if (this.host.current?.isReadOnly() || this.shown === reason) return;
     this.shown = reason;
-    const count = change.ids.length === 1 ? "1 entry is" : `${change.ids.length} entries are`;
-    const message = `Arbor could not save to the session file: ${reason}. ${count} kept in this window (marked in the Conversation Tree) and Arbor tries again.`;
+    const message =
+      change.ids.length === 1
+        ? vscode.l10n.t("Arbor could not save to the session file: {0}. 1 entry is kept in this window (marked in the Conversation Tree) and Arbor tries again.", reason)
+        : vscode.l10n.t("Arbor could not save to the session file: {0}. {1} entries are kept in this window (marked in the Conversation Tree) and Arbor tries again.", reason, change.ids.length);
     this.log.warn(message);
     void this.offer(vscode.window.showErrorMessage(message, RETRY, SAVE_AS_NEW));
   }

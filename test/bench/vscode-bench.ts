@@ -17,6 +17,11 @@
  *
  *   npm run bench:vscode                                    (packages, compiles, runs both sizes)
  *   node out/test/bench/vscode-bench.js [--sizes 100000,1000000] [--reopens 3] [--checkouts 5] [--model] [--profile]
+ *   node out/test/bench/vscode-bench.js --activation-only   (only the activation, see activation.ts)
+ *
+ * Every run first measures Arbor's activation (activation.ts): in three fresh workbenches, the
+ * evaluation of dist/extension.js and the call to `activate` as Arbor logs them, and the whole
+ * require of the bundle in plain Node; the target is 50 ms.
  *
  * `--profile` records the extension host's CPU during the first open, the first checkout and the
  * last reopen into bench-results/vscode-<size>-<step>.cpuprofile and prints the heaviest functions
@@ -36,6 +41,7 @@ import { writePiModelsJson } from "../e2e/harness/pi-user";
 import { chainedSession, sessionForWorkspace } from "./chained-session";
 import { benchTmpDir, ensureSession } from "./generate";
 import { HostProfiler } from "./host-profiler";
+import { describeActivation, measureActivation } from "./activation";
 
 const TIMEOUT_MS = Number(process.env.ARBOR_BENCH_TIMEOUT_MS ?? 15 * 60_000);
 /** Progress on stderr, so a bench that waits long says for what. */
@@ -311,8 +317,10 @@ async function main(): Promise<void> {
   fs.mkdirSync(workspace, { recursive: true });
   const machine = { cpus: os.cpus().length, loadAverage1m: Math.round(os.loadavg()[0] * 100) / 100 };
   console.log(`VS Code bench: sizes ${sizes.join(", ")}${withModel ? ", with a model set up" : ""}; ${machine.cpus} CPUs, load average ${machine.loadAverage1m}`);
+  const activation = await measureActivation(path.join(process.cwd(), "dist", "extension.js"), 3);
+  console.log(describeActivation(activation));
   const results: Record<string, unknown>[] = [];
-  for (const size of sizes) {
+  for (const size of process.argv.includes("--activation-only") ? [] : sizes) {
     const started = Date.now();
     const sized = await prepare(size, workspace);
     console.log(`  ${size.toLocaleString("en-US")} entries: ${path.relative(process.cwd(), sized.file)} (${Math.round(sized.bytes / 1e6)} MB, ready in ${Math.round((Date.now() - started) / 1000)} s)`);
@@ -328,7 +336,7 @@ async function main(): Promise<void> {
   }
   const out = path.join(process.cwd(), "bench-results", "vscode.json");
   fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), machine, after: { loadAverage1m: Math.round(os.loadavg()[0] * 100) / 100 }, results }, null, 2) + "\n");
+  fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), machine, after: { loadAverage1m: Math.round(os.loadavg()[0] * 100) / 100 }, activation, results }, null, 2) + "\n");
   console.log(`wrote ${path.relative(process.cwd(), out)}`);
 }
 

@@ -1,7 +1,7 @@
 /**
  * Every example in the reference's examples/extensions/ loads in Arbor, unchanged: its factory runs
  * and registers what it registers, and nothing it touches at load time fails. (What each one needs
- * later, and whether VS Code has it, is the README's census; the examples the issue names are
+ * later, and whether VS Code has it, is the census in docs/pi-extensions.md; the examples the issue names are
  * driven end to end in pi-examples.test.ts and the extension-host suite.)
  */
 import * as assert from "node:assert/strict";

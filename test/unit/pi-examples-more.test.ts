@@ -2,8 +2,8 @@
  * More of the reference's example extensions, loaded unchanged from node_modules through Arbor's
  * loader over a real runtime and the scripted model server, each driven through its main behaviour:
  * what the user sees (notifications, statuses, dialogs), what the model receives (system prompt,
- * prompt text, tools) and what lands in the session file or the git repository. The README's census
- * names these as working; these tests are what says so.
+ * prompt text, tools) and what lands in the session file or the git repository. The census in
+ * docs/pi-extensions.md names these as working; these tests are what says so.
  */
 import * as assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";

@@ -36,13 +36,13 @@ export async function addModel(actions: ModelActions): Promise<boolean> {
   const models = actions.models;
   await models.ready;
   const routes: AddItem[] = [
-    { label: "$(server) A local server", description: "Ollama, LM Studio, vLLM, llama.cpp", detail: "No account or key; the model runs on this machine", route: "local" },
-    { label: "$(key) A provider with an API key", description: "Anthropic, OpenAI, Google, Mistral, OpenRouter, Groq, xAI...", detail: "Paste the key once; it stays in VS Code's secret storage", route: "key" },
-    { label: "$(copilot) VS Code's chat models", description: "GitHub Copilot and other extensions' models", detail: "The models you already use in VS Code", route: "vscode" },
-    { label: "$(globe) Another OpenAI-compatible endpoint", description: "any /v1/chat/completions server", detail: "A base URL, an optional key and a model id", route: "endpoint" },
+    { label: vscode.l10n.t("$(server) A local server"), description: "Ollama, LM Studio, vLLM, llama.cpp", detail: vscode.l10n.t("No account or key; the model runs on this machine"), route: "local" },
+    { label: vscode.l10n.t("$(key) A provider with an API key"), description: vscode.l10n.t("Anthropic, OpenAI, Google, Mistral, OpenRouter, Groq, xAI..."), detail: vscode.l10n.t("Paste the key once; it stays in VS Code's secret storage"), route: "key" },
+    { label: vscode.l10n.t("$(copilot) VS Code's chat models"), description: vscode.l10n.t("GitHub Copilot and other extensions' models"), detail: vscode.l10n.t("The models you already use in VS Code"), route: "vscode" },
+    { label: vscode.l10n.t("$(globe) Another OpenAI-compatible endpoint"), description: vscode.l10n.t("any /v1/chat/completions server"), detail: vscode.l10n.t("A base URL, an optional key and a model id"), route: "endpoint" },
   ];
   if (existsSync(actions.piAuthFile())) {
-    routes.push({ label: "$(cloud-download) Import your Pi API keys", description: actions.piAuthFile(), detail: "Copies the keys of Pi's auth.json into VS Code's secret storage", route: "import" });
+    routes.push({ label: vscode.l10n.t("$(cloud-download) Import your Pi API keys"), description: actions.piAuthFile(), detail: vscode.l10n.t("Copies the keys of Pi's auth.json into VS Code's secret storage"), route: "import" });
   }
   const picked = await pickWithReadyModels(actions, routes);
   if (picked?.ready) return useReady(actions, picked.ready);
@@ -85,11 +85,11 @@ async function pickWithReadyModels(actions: ModelActions, routes: AddItem[]): Pr
   };
   const probes = [
     actions.models.refreshVsCodeModels().then((found) =>
-      show(found.map((model) => ({ label: `$(copilot) ${model.name}`, description: "VS Code chat model", detail: "Use it now (VS Code may ask whether Arbor may use it)", ready: { provider: VSCODE_LM_PROVIDER, id: model.id } }))),
+      show(found.map((model) => ({ label: `$(copilot) ${model.name}`, description: vscode.l10n.t("VS Code chat model"), detail: vscode.l10n.t("Use it now (VS Code may ask whether Arbor may use it)"), ready: { provider: VSCODE_LM_PROVIDER, id: model.id } }))),
     ),
     ...LOCAL_SERVERS.map((server) =>
       listServerModels(server.baseUrl, undefined, PROBE_TIMEOUT_MS).then((found) =>
-        show(typeof found === "string" ? [] : found.map((id) => ({ label: `$(server) ${id}`, description: `${server.label} · ${server.baseUrl}`, detail: "Running on this machine: use it now", ready: { server, id } }))),
+        show(typeof found === "string" ? [] : found.map((id) => ({ label: `$(server) ${id}`, description: `${server.label} · ${server.baseUrl}`, detail: vscode.l10n.t("Running on this machine: use it now"), ready: { server, id } }))),
       ),
     ),
   ];
@@ -118,8 +118,8 @@ async function useReady(actions: ModelActions, ready: Ready): Promise<boolean> {
 
 async function addLocalServer(actions: ModelActions): Promise<boolean> {
   const picked = await showPick(
-    [...LOCAL_SERVERS.map((server) => ({ label: server.label, description: server.baseUrl, server })), { label: "Another address...", description: "", server: undefined }],
-    { title: "Add a Model: Local Server", placeHolder: "Which server?", ignoreFocusOut: true },
+    [...LOCAL_SERVERS.map((server) => ({ label: server.label, description: server.baseUrl, server })), { label: vscode.l10n.t("Another address..."), description: "", server: undefined }],
+    { title: vscode.l10n.t("Add a Model: Local Server"), placeHolder: vscode.l10n.t("Which server?"), ignoreFocusOut: true },
   );
   if (!picked) return false;
   let server = picked.server;
@@ -135,14 +135,14 @@ async function addEndpoint(actions: ModelActions): Promise<boolean> {
   const baseUrl = await askBaseUrl("https://");
   if (!baseUrl) return false;
   const provider = await vscode.window.showInputBox({
-    title: "Add a Model: Provider Id",
-    prompt: "A short name for this endpoint, recorded in sessions (letters, digits, - and _)",
+    title: vscode.l10n.t("Add a Model: Provider Id"),
+    prompt: vscode.l10n.t("A short name for this endpoint, recorded in sessions (letters, digits, - and _)"),
     value: providerIdFor(baseUrl),
     ignoreFocusOut: true,
     validateInput: (value) => (/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(value) ? undefined : "Use letters, digits, '.', '-' and '_'"),
   });
   if (!provider) return false;
-  const key = await vscode.window.showInputBox({ title: `Add a Model: API Key for ${provider}`, prompt: "Kept in VS Code's secret storage. Leave empty if the endpoint needs none.", password: true, ignoreFocusOut: true });
+  const key = await vscode.window.showInputBox({ title: vscode.l10n.t("Add a Model: API Key for {0}", provider), prompt: vscode.l10n.t("Kept in VS Code's secret storage. Leave empty if the endpoint needs none."), password: true, ignoreFocusOut: true });
   if (key === undefined) return false;
   if (key.trim()) await actions.models.keys.set(provider, key.trim());
   return addFromServer(actions, { provider, name: provider, baseUrl, apiKey: key.trim() || undefined });
@@ -150,16 +150,16 @@ async function addEndpoint(actions: ModelActions): Promise<boolean> {
 
 /** Lists the server's models (GET /models), lets the user pick one (or type an id), writes it to Arbor's models file and selects it. */
 async function addFromServer(actions: ModelActions, spec: Omit<LocalServerSpec, "modelId"> & { apiKey?: string }): Promise<boolean> {
-  const listed = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Asking ${spec.baseUrl} for its models…` }, () => listServerModels(spec.baseUrl, spec.apiKey));
+  const listed = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t("Asking {0} for its models…", spec.baseUrl) }, () => listServerModels(spec.baseUrl, spec.apiKey));
   let modelId: string | undefined;
   if (typeof listed === "string" || listed.length === 0) {
     modelId = await vscode.window.showInputBox({
-      title: "Add a Model: Model Id",
+      title: vscode.l10n.t("Add a Model: Model Id"),
       prompt: typeof listed === "string" ? `${listed} Type the model's id to add it anyway.` : "The server lists no models. Type the id of the model to use.",
       ignoreFocusOut: true,
     });
   } else {
-    modelId = (await showPick(listed.map((label) => ({ label })), { title: `Add a Model: ${spec.name}`, placeHolder: "Which model?", ignoreFocusOut: true }))?.label;
+    modelId = (await showPick(listed.map((label) => ({ label })), { title: vscode.l10n.t("Add a Model: {0}", spec.name), placeHolder: vscode.l10n.t("Which model?"), ignoreFocusOut: true }))?.label;
   }
   if (!modelId) return false;
   const added = await addLocalModel(actions.models, { ...spec, modelId });
@@ -171,7 +171,7 @@ async function addKeyedProvider(actions: ModelActions): Promise<boolean> {
   const providers = [...new Set(models.entries().filter((entry) => entry.source === "built-in").map((entry) => entry.provider))];
   const picked = await showPick(
     providers.map((provider) => ({ label: models.providerName(provider), description: provider, detail: models.keyFrom(provider) ? `Key from ${models.keyFrom(provider)}` : undefined, provider })),
-    { title: "Add a Model: Provider", placeHolder: "Whose models?", matchOnDescription: true, ignoreFocusOut: true },
+    { title: vscode.l10n.t("Add a Model: Provider"), placeHolder: vscode.l10n.t("Whose models?"), matchOnDescription: true, ignoreFocusOut: true },
   );
   if (!picked) return false;
   if (!models.keyFrom(picked.provider) && !(await actions.promptForKey(picked.provider))) return false;
@@ -191,16 +191,16 @@ async function addVsCodeModel(actions: ModelActions): Promise<boolean> {
 async function pickAndUse(actions: ModelActions, provider: string): Promise<boolean> {
   const entries = actions.models.entries().filter((entry) => entry.provider === provider);
   const picked = await showPick(
-    entries.map((entry) => ({ label: entry.name, description: entry.id, detail: `${Math.round(entry.contextWindow / 1000)}k context · thinking: ${entry.thinkingLevels.join(", ")}`, entry })),
-    { title: `Add a Model: ${actions.models.providerName(provider)}`, placeHolder: "Which model?", matchOnDescription: true, ignoreFocusOut: true },
+    entries.map((entry) => ({ label: entry.name, description: entry.id, detail: vscode.l10n.t("{0}k context · thinking: {1}", Math.round(entry.contextWindow / 1000), entry.thinkingLevels.join(", ")), entry })),
+    { title: vscode.l10n.t("Add a Model: {0}", actions.models.providerName(provider)), placeHolder: vscode.l10n.t("Which model?"), matchOnDescription: true, ignoreFocusOut: true },
   );
   return picked ? actions.useModel({ provider, id: picked.entry.id }) : false;
 }
 
 async function askBaseUrl(value: string): Promise<string | undefined> {
   const url = await vscode.window.showInputBox({
-    title: "Add a Model: Base URL",
-    prompt: "The API root, the part before /chat/completions (e.g. http://127.0.0.1:11434/v1)",
+    title: vscode.l10n.t("Add a Model: Base URL"),
+    prompt: vscode.l10n.t("The API root, the part before /chat/completions (e.g. http://127.0.0.1:11434/v1)"),
     value,
     ignoreFocusOut: true,
     validateInput: (text) => {

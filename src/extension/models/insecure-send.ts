@@ -33,13 +33,13 @@ export class InsecureSendGuard {
   }
 
   private async ask(send: InsecureSend): Promise<boolean> {
-    const once = "Send Once";
-    const always = "Always for This Host";
+    const once = vscode.l10n.t("Send Once");
+    const always = vscode.l10n.t("Always for This Host");
     const choice = await vscode.window.showWarningMessage(
-      `Send the API key of "${send.provider}" unencrypted to ${send.origin}?`,
+      vscode.l10n.t("Send the API key of \"{0}\" unencrypted to {1}?", send.provider, send.origin),
       {
         modal: true,
-        detail: `The model endpoint uses plain http and is not on this machine, so anyone on the network path can read the key. Use https where you can. Cancel sends nothing.`,
+        detail: vscode.l10n.t("The model endpoint uses plain http and is not on this machine, so anyone on the network path can read the key. Use https where you can. Cancel sends nothing."),
       },
       once,
       always,

@@ -48,16 +48,16 @@ export class ModelActions {
     const name = this.models.providerName(provider);
     const from = this.models.keyFrom(provider);
     const key = await vscode.window.showInputBox({
-      title: `API key for ${name}`,
+      title: vscode.l10n.t("API key for {0}", name),
       prompt: [reason, `Kept in VS Code's secret storage, never in settings, logs or session files.${from ? ` Now: ${from}.` : ""} Empty removes the stored key.`].filter(Boolean).join(" "),
       password: true,
       ignoreFocusOut: true,
-      placeHolder: "Paste the key",
+      placeHolder: vscode.l10n.t("Paste the key"),
     });
     if (key === undefined) return false;
     const trimmed = key.trim();
     await this.models.keys.set(provider, trimmed);
-    void vscode.window.showInformationMessage(trimmed ? `Stored the API key for ${name}.` : `Removed the API key stored for ${name}.`);
+    void vscode.window.showInformationMessage(trimmed ? vscode.l10n.t("Stored the API key for {0}.", name) : vscode.l10n.t("Removed the API key stored for {0}.", name));
     return trimmed !== "";
   }
 
@@ -77,7 +77,9 @@ export class ModelActions {
     const importable = entries.flatMap((entry) => (entry.importable ? [entry] : []));
     const skipped = entries.flatMap((entry) => (entry.importable ? [] : [`${entry.provider} (${entry.reason})`]));
     if (importable.length === 0) {
-      void vscode.window.showInformationMessage(`${file} holds no API keys Arbor can import.${skipped.length ? ` Skipped: ${skipped.join("; ")}.` : ""}`);
+      void vscode.window.showInformationMessage(
+        skipped.length ? vscode.l10n.t("{0} holds no API keys Arbor can import. Skipped: {1}.", file, skipped.join("; ")) : vscode.l10n.t("{0} holds no API keys Arbor can import.", file),
+      );
       return 0;
     }
     const names = importable.map((entry) => this.models.providerName(entry.provider));
@@ -90,10 +92,11 @@ export class ModelActions {
     ]
       .filter(Boolean)
       .join("\n");
-    const choice = await vscode.window.showWarningMessage(`Import ${importable.length} API key${importable.length === 1 ? "" : "s"} from ${file}?`, { modal: true, detail }, "Import");
-    if (choice !== "Import") return 0;
+    const importLabel = vscode.l10n.t("Import");
+    const choice = await vscode.window.showWarningMessage(importable.length === 1 ? vscode.l10n.t("Import 1 API key from {0}?", file) : vscode.l10n.t("Import {0} API keys from {1}?", importable.length, file), { modal: true, detail }, importLabel);
+    if (choice !== importLabel) return 0;
     for (const entry of importable) await this.models.keys.set(entry.provider, entry.key);
-    void vscode.window.showInformationMessage(`Imported the API keys for ${names.join(", ")} from ${file}.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t("Imported the API keys for {0} from {1}.", names.join(", "), file));
     return importable.length;
   }
 }

@@ -61,16 +61,16 @@ export function registerModelCommands(deps: ModelCommandDeps): vscode.Disposable
     }
     if (onlyProvider === undefined) {
       const needingKeys = [...new Set(entries.filter((entry) => entry.keyMissing).map((entry) => entry.provider))];
-      if (needingKeys.length > 0) items.push({ label: "Need an API key", kind: vscode.QuickPickItemKind.Separator });
+      if (needingKeys.length > 0) items.push({ label: vscode.l10n.t("Need an API key"), kind: vscode.QuickPickItemKind.Separator });
       for (const provider of needingKeys) {
         const count = entries.filter((entry) => entry.provider === provider).length;
-        items.push({ label: `$(key) ${models.providerName(provider)}`, description: `${count} model${count === 1 ? "" : "s"}`, detail: "Set an API key to use these models", provider });
+        items.push({ label: `$(key) ${models.providerName(provider)}`, description: count === 1 ? vscode.l10n.t("1 model") : vscode.l10n.t("{0} models", count), detail: vscode.l10n.t("Set an API key to use these models"), provider });
       }
-      items.push({ label: "", kind: vscode.QuickPickItemKind.Separator }, { label: "$(add) Add a Model...", description: "an API key, a local server such as Ollama, or VS Code's chat models", addModel: true });
+      items.push({ label: "", kind: vscode.QuickPickItemKind.Separator }, { label: vscode.l10n.t("$(add) Add a Model..."), description: vscode.l10n.t("an API key, a local server such as Ollama, or VS Code's chat models"), addModel: true });
     }
     const picked = await showPick(items, {
       title: onlyProvider ? `Select a Model of ${models.providerName(onlyProvider)}` : "Select Model",
-      placeHolder: "Type to search the models",
+      placeHolder: vscode.l10n.t("Type to search the models"),
       matchOnDescription: true,
       matchOnDetail: true,
     });
@@ -109,7 +109,7 @@ export function registerModelCommands(deps: ModelCommandDeps): vscode.Disposable
       const current = session?.getThinkingLevel() ?? models.defaultThinkingLevel();
       const picked = await showPick(
         levels.map((l) => ({ label: `${l === current ? "$(check) " : ""}${l}`, level: l })),
-        { title: "Set Thinking Level", placeHolder: model ? `The levels ${model.name} takes` : "No model yet: the level new sessions start with" },
+        { title: vscode.l10n.t("Set Thinking Level"), placeHolder: model ? vscode.l10n.t("The levels {0} takes", model.name) : vscode.l10n.t("No model yet: the level new sessions start with") },
       );
       if (!picked) return undefined;
       level = picked.level;
@@ -117,12 +117,12 @@ export function registerModelCommands(deps: ModelCommandDeps): vscode.Disposable
     if (!isThinkingLevel(level)) throw new Error(`Unknown thinking level ${JSON.stringify(level)}: use one of ${THINKING_LEVELS.join(", ")}.`);
     if (!session) {
       await vscode.workspace.getConfiguration("arbor.model").update("defaultThinkingLevel", level, vscode.ConfigurationTarget.Global);
-      void vscode.window.showInformationMessage(`No session is open: new sessions start at thinking level ${level}.`);
+      void vscode.window.showInformationMessage(vscode.l10n.t("No session is open: new sessions start at thinking level {0}.", level));
       return level;
     }
     session.setThinkingLevel(level);
     const applied = session.getThinkingLevel();
-    if (applied !== level && model) void vscode.window.showInformationMessage(`${model.name} takes the levels ${levels.join(", ")}: using ${applied}.`);
+    if (applied !== level && model) void vscode.window.showInformationMessage(vscode.l10n.t("{0} takes the levels {1}: using {2}.", model.name, levels.join(", "), applied));
     return applied;
   };
 
@@ -135,13 +135,13 @@ export function registerModelCommands(deps: ModelCommandDeps): vscode.Disposable
         .providers()
         .map((id) => ({ label: models.providerName(id), description: id, detail: models.keyFrom(id) ? `Key from ${models.keyFrom(id)}` : "No key", id }))
         .sort((a, b) => Number(Boolean(models.keyFrom(b.id))) - Number(Boolean(models.keyFrom(a.id))) || a.label.localeCompare(b.label));
-      const picked = await showPick([...items, { label: other, description: "", detail: "A provider of your models.json", id: "" }], {
-        title: "Set API Key",
-        placeHolder: "The provider whose key to set",
+      const picked = await showPick([...items, { label: other, description: "", detail: vscode.l10n.t("A provider of your models.json"), id: "" }], {
+        title: vscode.l10n.t("Set API Key"),
+        placeHolder: vscode.l10n.t("The provider whose key to set"),
         matchOnDescription: true,
       });
       if (!picked) return false;
-      provider = picked.label === other ? await vscode.window.showInputBox({ title: "Provider id", prompt: "As models.json names it" }) : picked.id;
+      provider = picked.label === other ? await vscode.window.showInputBox({ title: vscode.l10n.t("Provider id"), prompt: vscode.l10n.t("As models.json names it") }) : picked.id;
       if (!provider) return false;
     }
     return actions.promptForKey(provider as string);

@@ -17,6 +17,7 @@ import { registerModelCommands } from "./models/model-commands";
 import { ModelService } from "./models/model-service";
 import { resolveAgentDir } from "../core/session/paths";
 import { sessionConfig } from "./session-config";
+import { PiResources } from "./pi/pi-resources";
 import { SessionHost, type SessionLocation } from "./session-host";
 import { prepareListedSessions, type BackgroundIndexing } from "./session-preparation";
 import { SessionsView } from "./sessions-view";
@@ -89,7 +90,11 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   const agentDir = (): string => resolveAgentDir({ agentDir: settings.agentDirectory });
   const models = new ModelService(context, log, agentDir);
   context.subscriptions.push(models);
-  const host = new SessionHost(location, withToolSafety(sessionConfig(models, join(context.globalStorageUri.fsPath, "output")), approvals), log);
+  // Pi's resources (context files, skills, templates, settings, packages), read for each prompt.
+  let host!: SessionHost;
+  const piResources = new PiResources({ agentDir, log, sessionResources: () => host.session?.getResources() });
+  context.subscriptions.push(piResources);
+  host = new SessionHost(location, withToolSafety(sessionConfig(models, join(context.globalStorageUri.fsPath, "output"), (cwd) => piResources.load(cwd)), approvals), log);
   activeHost = host;
   context.subscriptions.push(host);
   const applyHandlerTimeout = (): void =>
@@ -99,6 +104,8 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   let editTextInChat: (text: string) => void = () => undefined;
   let chatInputText: () => string = () => "";
   const piExtensions = new PiExtensions({
+    // Pi's settings (`extensions`) and packages add extension files; the folders discovery walks itself are left to it.
+    piExtensionPaths: (cwd) => piResources.load(cwd).extensions.filter((e) => e.source.origin !== "auto").map((e) => e.path),
     host,
     context,
     log,
@@ -154,7 +161,8 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
       hasModel: () => models.hasUsableModel(),
       defaults: () => ({ model: models.defaultModel(), thinkingLevel: models.defaultThinkingLevel() }),
       revealEntry: (id) => tree.reveal(id),
-      extensionCommands: () => piExtensions.slashCommands(),
+      extensionCommands: () => [...piExtensions.slashCommands(), ...piResources.slashCommands()],
+      isPromptCommand: (name) => piResources.isResourceCommand(name),
       runExtensionCommand: (name, args) => piExtensions.runCommand(name, args),
     }), log);
   const chatViews = new ChatViews(context.extensionUri, chat, log);

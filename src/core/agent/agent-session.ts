@@ -27,7 +27,7 @@ import { DEFAULT_OUTPUT_LIMITS, type OutputLimits } from "./output/output-limits
 import type { ModelInfo, ModelProvider, ToolDefinition } from "./providers/provider";
 import { RunSlots } from "./run-slots";
 import { SessionResources, type ResourceLoad } from "./session-resources";
-import type { LoadedResources } from "../resources";
+import { skillReadRoots, type LoadedResources } from "../resources";
 import { SessionCompactor } from "./session-compactor";
 import { buildSystemPrompt, type SystemPromptInput } from "./system-prompt";
 import { ToolGuard, type ToolRestrictions } from "./safety/tool-guard";
@@ -261,6 +261,13 @@ export class AgentSession implements Disposable {
    */
   getResources(options: { refresh?: boolean } = {}): LoadedResources {
     return options.refresh ? this.resources.refresh() : this.resources.current();
+  }
+  /**
+   * The folders of the loaded skills: the read tool may read there without asking, although they lie
+   * outside the session's folder (a skill's instructions name files beside it).
+   */
+  getSkillReadRoots(): string[] {
+    return skillReadRoots(this.resources.current());
   }
   /** The system prompt the next model call would get. */
   getSystemPrompt(): string {

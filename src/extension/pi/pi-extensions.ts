@@ -38,6 +38,8 @@ export interface PiExtensionsDeps {
   getChatInput(): string;
   /** The window's models (the ModelService: what Select Model offers), for `ctx.modelRegistry` and `pi.setModel`. */
   models(): ModelAccess | undefined;
+  /** Extension files that Pi's settings.json (`extensions`) and Pi packages add for a working folder. */
+  piExtensionPaths?(cwd: string): string[];
 }
 
 /** How many times the same extension's error for the same event is shown before only the log gets it. */
@@ -65,7 +67,7 @@ export class PiExtensions implements vscode.Disposable {
           agentDir: this.agentDir(),
           cwd,
           trusted: vscode.workspace.isTrusted,
-          paths: vscode.workspace.getConfiguration("arbor").get<string[]>("extensions.paths", []),
+          paths: [...vscode.workspace.getConfiguration("arbor").get<string[]>("extensions.paths", []), ...(deps.piExtensionPaths?.(cwd) ?? [])],
         }),
       ui: this.ui,
       models: () => deps.models(),

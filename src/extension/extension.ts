@@ -18,6 +18,7 @@ import { ModelService } from "./models/model-service";
 import { resolveAgentDir } from "../core/session/paths";
 import { sessionConfig } from "./session-config";
 import { PiResources } from "./pi/pi-resources";
+import type { LoadedResources } from "../core/resources";
 import { SessionHost, type SessionLocation } from "./session-host";
 import { prepareListedSessions, type BackgroundIndexing } from "./session-preparation";
 import { SessionsView } from "./sessions-view";
@@ -91,10 +92,10 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   const models = new ModelService(context, log, agentDir);
   context.subscriptions.push(models);
   // Pi's resources (context files, skills, templates, settings, packages), read for each prompt.
-  let host!: SessionHost;
-  const piResources = new PiResources({ agentDir, log, sessionResources: () => host.session?.getResources() });
+  // The closure reads the host declared next; it is first called once a session exists.
+  const piResources: PiResources = new PiResources({ agentDir, log, sessionResources: (): LoadedResources | undefined => host.session?.getResources() });
   context.subscriptions.push(piResources);
-  host = new SessionHost(location, withToolSafety(sessionConfig(models, join(context.globalStorageUri.fsPath, "output"), (cwd) => piResources.load(cwd)), approvals), log);
+  const host = new SessionHost(location, withToolSafety(sessionConfig(models, join(context.globalStorageUri.fsPath, "output"), (cwd) => piResources.load(cwd)), approvals), log);
   activeHost = host;
   context.subscriptions.push(host);
   const applyHandlerTimeout = (): void =>

@@ -57,7 +57,7 @@ describe("AgentSession with Pi's resources", () => {
 
   it("expands /template args and /skill:name args in the message sent and recorded", async () => {
     const { sm, session } = await makeSession(kit, { resources });
-    kit.server.script(reply.text("fixed"), reply.text("reviewed"), reply.text("plain"));
+    kit.server.script(reply.text("fixed"), reply.text("reviewed"), reply.text("plain"), reply.text("as sent"));
     await session.prompt('/fix 42 "be careful" today');
     assert.equal(lastUserOf(kit, 0), "Fix issue 42. Notes: be careful today");
     await session.prompt("/skill:review the parser");
@@ -66,6 +66,9 @@ describe("AgentSession with Pi's resources", () => {
     assert.ok(skill.includes("Check the error paths.") && skill.endsWith("</skill>\n\nthe parser"), skill);
     await session.prompt("/unknown stays as typed");
     assert.equal(lastUserOf(kit, 2), "/unknown stays as typed");
+    // A message an extension sends goes as it is, as in Pi.
+    await session.prompt("/fix 7", { source: "extension" });
+    assert.equal(lastUserOf(kit, 3), "/fix 7");
     await session.close();
     await sm.close();
   });

@@ -350,9 +350,10 @@ export class AgentSession implements Disposable {
       if (answer?.action === "handled") return { kind: "handled" };
       if (answer?.action === "transform") ({ text, images } = { text: answer.text, images: answer.images ?? images });
     }
-    // As in Pi: extensions see the text as typed; the model gets `/skill:` and `/template` expanded.
+    // As in Pi: extensions see the text as typed; the model gets `/skill:` and `/template` expanded
+    // (not in a message an extension sends: Pi sends those as they are).
     this.resources.refresh();
-    text = this.resources.expand(text);
+    if (options.source !== "extension") text = this.resources.expand(text);
     this.assertWritable();
     const content: (TextContent | ImageContent)[] = [{ type: "text", text }, ...(images ?? [])];
     if (this.running && options.streamingBehavior) {

@@ -281,8 +281,9 @@ export class ChatController implements vscode.Disposable {
         this.labelBeforeApproval = undefined;
         this.setRun(null);
         this.postModelState();
-        // The prompt read the context files again: the line at the top shows what it sent.
+        // The prompt read Pi's resources again: the line at the top shows what it sent, the / list what is there now.
         this.refreshSessionInfo();
+        this.postCommands();
         return this.sendQueued();
       case "message_start":
         if (event.message.role === "assistant") {

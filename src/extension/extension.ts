@@ -17,7 +17,7 @@ import { registerModelCommands } from "./models/model-commands";
 import { ModelService } from "./models/model-service";
 import { resolveAgentDir } from "../core/session/paths";
 import { sessionConfig } from "./session-config";
-import { PiResources } from "./pi/pi-resources";
+import { describeSource, PiResources } from "./pi/pi-resources";
 import type { LoadedResources } from "../core/resources";
 import { SessionHost, type SessionLocation } from "./session-host";
 import { prepareListedSessions, type BackgroundIndexing } from "./session-preparation";
@@ -107,6 +107,10 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   const piExtensions = new PiExtensions({
     // Pi's settings (`extensions`) and packages add extension files; the folders discovery walks itself are left to it.
     piExtensionPaths: (cwd) => piResources.load(cwd).extensions.filter((e) => e.source.origin !== "auto").map((e) => e.path),
+    piExtensionOrigin: (path) => {
+      const found = piResources.current()?.extensions.find((e) => e.path === path);
+      return found && found.source.origin !== "auto" ? describeSource(found.source) : undefined;
+    },
     host,
     context,
     log,

@@ -5,7 +5,7 @@
  * and names the context files at its top.
  */
 import { strict as assert } from "node:assert";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import * as vscode from "vscode";
 import type { AgentSession } from "../../../src/core/agent/agent-session";
@@ -16,7 +16,12 @@ import { setPiProvider, until, useScriptedModel } from "./model-helpers";
 import { RecordingSurface } from "./ui-helpers";
 
 interface Api {
-  readonly testing?: { readonly currentSession: SessionManager | undefined; readonly agentSession: AgentSession | undefined; readonly chat: ChatController };
+  readonly testing?: {
+    readonly currentSession: SessionManager | undefined;
+    readonly agentSession: AgentSession | undefined;
+    readonly chat: ChatController;
+    readonly piExtensions: { statuses(): { extension: { name: string; path: string }; state: string }[] };
+  };
 }
 
 function write(path: string, text: string): void {
@@ -73,6 +78,7 @@ describe("Pi's resources in the extension host", function () {
     for (const path of made) rmSync(path, { force: true });
     rmSync(join(workspace(), ".pi", "prompts"), { recursive: true, force: true });
     rmSync(join(agentDir(), "skills", "host-review"), { recursive: true, force: true });
+    rmSync(join(agentDir(), "git", "example.com"), { recursive: true, force: true });
     setPiProvider("resources-endpoint", undefined);
     await server?.close();
   });
@@ -104,5 +110,29 @@ describe("Pi's resources in the extension host", function () {
     const commands = chat().state().commands;
     assert.deepEqual(commands.find((c) => c.name === "host-fix"), { name: "host-fix", description: "Fix an issue", args: "<issue> [notes]", source: "prompt template" });
     assert.equal(commands.find((c) => c.name === "skill:host-review")?.description, "Reviews a change in the host test");
+  });
+
+  it("loads the extensions and skills of a Pi package that pi installed (the packages setting)", async () => {
+    const root = join(agentDir(), "git", "example.com", "me", "host-pkg");
+    write(join(root, "extensions", "host-pkg-ext.ts"), 'export default function (pi) { pi.registerCommand("host-pkg-hello", { description: "from a package", handler: async () => {} }); }\n');
+    write(join(root, "skills", "host-pkg-skill", "SKILL.md"), "---\nname: host-pkg-skill\ndescription: A skill from a package\n---\nbody");
+    const settingsFile = join(agentDir(), "settings.json");
+    const before = (() => {
+      try {
+        return readFileSync(settingsFile, "utf8");
+      } catch {
+        return undefined;
+      }
+    })();
+    write(settingsFile, JSON.stringify({ ...(before ? (JSON.parse(before) as object) : {}), packages: ["git:example.com/me/host-pkg"] }));
+    try {
+      await vscode.commands.executeCommand("arbor.newSession");
+      await until(() => arbor.testing!.piExtensions.statuses().some((s) => s.extension.name === "host-pkg-ext" && s.state === "loaded"), "the package's extension to load");
+      await until(() => chat().state().commands.some((c) => c.name === "host-pkg-hello"), "its command in the / list");
+      assert.ok(chat().state().commands.some((c) => c.name === "skill:host-pkg-skill"), "the package's skill is offered");
+    } finally {
+      if (before === undefined) rmSync(settingsFile, { force: true });
+      else writeFileSync(settingsFile, before);
+    }
   });
 });

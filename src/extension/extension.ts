@@ -17,6 +17,8 @@ import { registerModelCommands } from "./models/model-commands";
 import { ModelService } from "./models/model-service";
 import { resolveAgentDir } from "../core/session/paths";
 import { sessionConfig } from "./session-config";
+import { describeSource, PiResources } from "./pi/pi-resources";
+import type { LoadedResources } from "../core/resources";
 import { SessionHost, type SessionLocation } from "./session-host";
 import { prepareListedSessions, type BackgroundIndexing } from "./session-preparation";
 import { SessionsView } from "./sessions-view";
@@ -93,7 +95,11 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   const agentDir = (): string => resolveAgentDir({ agentDir: settings.agentDirectory });
   const models = new ModelService(context, log, agentDir);
   context.subscriptions.push(models);
-  const host = new SessionHost(location, withToolSafety(sessionConfig(models, join(context.globalStorageUri.fsPath, "output")), approvals), log);
+  // Pi's resources (context files, skills, templates, settings, packages), read for each prompt.
+  // The closure reads the host declared next; it is first called once a session exists.
+  const piResources: PiResources = new PiResources({ agentDir, log, sessionResources: (): LoadedResources | undefined => host.session?.getResources() });
+  context.subscriptions.push(piResources);
+  const host = new SessionHost(location, withToolSafety(sessionConfig(models, join(context.globalStorageUri.fsPath, "output"), (cwd) => piResources.load(cwd)), approvals), log);
   activeHost = host;
   context.subscriptions.push(host);
   const applyHandlerTimeout = (): void =>
@@ -103,6 +109,12 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   let editTextInChat: (text: string) => void = () => undefined;
   let chatInputText: () => string = () => "";
   const piExtensions = new PiExtensions({
+    // Pi's settings (`extensions`) and packages add extension files; the folders discovery walks itself are left to it.
+    piExtensionPaths: (cwd) => piResources.load(cwd).extensions.filter((e) => e.source.origin !== "auto").map((e) => e.path),
+    piExtensionOrigin: (path) => {
+      const found = piResources.current()?.extensions.find((e) => e.path === path);
+      return found && found.source.origin !== "auto" ? describeSource(found.source) : undefined;
+    },
     host,
     context,
     log,
@@ -158,7 +170,8 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
       hasModel: () => models.hasUsableModel(),
       defaults: () => ({ model: models.defaultModel(), thinkingLevel: models.defaultThinkingLevel() }),
       revealEntry: (id) => tree.reveal(id),
-      extensionCommands: () => piExtensions.slashCommands(),
+      extensionCommands: () => [...piExtensions.slashCommands(), ...piResources.slashCommands()],
+      isPromptCommand: (name) => piResources.isResourceCommand(name),
       runExtensionCommand: (name, args) => piExtensions.runCommand(name, args),
     }), log);
   const chatViews = new ChatViews(context.extensionUri, chat, log);

@@ -1,24 +1,36 @@
 import * as vscode from "vscode";
 import type { AgentSessionConfig } from "../core/agent/agent-session";
+import type { LoadedResources } from "../core/resources";
 import type { SessionManager } from "../core/session/session-manager";
 import type { ModelService } from "./models/model-service";
 import { SECTION } from "./settings";
 
+/** An Arbor setting's value where the user set it (any scope), else undefined: then Pi's settings.json decides. */
+function explicit<T>(c: vscode.WorkspaceConfiguration, key: string): T | undefined {
+  const i = c.inspect<T>(key);
+  return i?.workspaceFolderValue ?? i?.workspaceValue ?? i?.globalValue;
+}
+
 /**
  * What every agent session of this window gets: its models (every source, through the ModelService),
- * compaction settings, and no shell in an untrusted workspace.
+ * compaction settings, Pi's resources for its folder (read again before each prompt), and no shell in
+ * an untrusted workspace. Arbor's own settings win where the user set them; else Pi's settings.json
+ * (the user's, merged with the project's) gives compaction and the shell; else the defaults.
  */
-export function sessionConfig(models: ModelService, outputDirectory: string): (sm: SessionManager) => Promise<AgentSessionConfig> {
-  return async () => {
+export function sessionConfig(models: ModelService, outputDirectory: string, resources?: (cwd: string) => LoadedResources): (sm: SessionManager) => Promise<AgentSessionConfig> {
+  return async (sm) => {
     const c = vscode.workspace.getConfiguration(SECTION);
+    const pi = resources?.(sm.getCwd()).settings.view;
     return {
       ...(await models.sessionConfig()),
       allowShell: vscode.workspace.isTrusted,
       outputDirectory,
+      ...(resources ? { resources } : {}),
+      ...(pi?.shellPath ? { shellPath: pi.shellPath } : {}),
       compaction: {
-        enabled: c.get<boolean>("compaction.enabled", true),
-        reserveTokens: c.get<number>("compaction.reserveTokens", 16384),
-        keepRecentTokens: c.get<number>("compaction.keepRecentTokens", 20000),
+        enabled: explicit<boolean>(c, "compaction.enabled") ?? pi?.compaction.enabled ?? true,
+        reserveTokens: explicit<number>(c, "compaction.reserveTokens") ?? pi?.compaction.reserveTokens ?? 16384,
+        keepRecentTokens: explicit<number>(c, "compaction.keepRecentTokens") ?? pi?.compaction.keepRecentTokens ?? 20000,
       },
     };
   };

@@ -8,6 +8,7 @@ import type { AssistantPart, ToolResultView, TranscriptItem } from "../core/tran
 import {
   CHAT_LIMITS,
   type ChatModel,
+  type ContextFileRef,
   type ChatSessionInfo,
   type ChatToHostMessage,
   type ContextUse,
@@ -113,7 +114,11 @@ function isWindow(x: unknown): x is TranscriptWindow {
 
 function isSessionInfo(x: unknown): x is ChatSessionInfo | null {
   if (x === null) return true;
-  return isRecord(x) && isId(x.sessionId) && isShort(x.title) && (x.readOnly === null || isShort(x.readOnly)) && (x.restriction === null || isShort(x.restriction));
+  return isRecord(x) && isId(x.sessionId) && isShort(x.title) && (x.readOnly === null || isShort(x.readOnly)) && (x.restriction === null || isShort(x.restriction)) && isArrayOf(x.contextFiles, 1_000, isContextFileRef);
+}
+
+function isContextFileRef(x: unknown): x is ContextFileRef {
+  return isRecord(x) && isText(x.path, 10_000) && isText(x.label, 10_000);
 }
 
 function isModel(x: unknown): x is ChatModel | null {
@@ -229,6 +234,8 @@ export function isChatToHostMessage(x: unknown): x is ChatToHostMessage {
       return isThinkingLevel(x.level);
     case "openLink":
       return isText(x.href, 10_000) && /^(?:https?:|mailto:)/i.test(x.href);
+    case "openContextFile":
+      return isText(x.path, 10_000);
     case "copy":
       return isText(x.text, CHAT_LIMITS.textLength);
     case "revealEntry":

@@ -28,6 +28,16 @@ export interface ChatSessionInfo {
   readOnly: string | null;
   /** Tools the agent may not use here, and why (Restricted Mode); null when nothing is restricted. */
   restriction: string | null;
+  /** The instruction files (AGENTS.md, CLAUDE.md) the agent was given, outermost first. */
+  contextFiles: ContextFileRef[];
+}
+
+/** An instruction file the chat names at its top; a click opens it. */
+export interface ContextFileRef {
+  /** Absolute path (sent back to open it; the host opens only files it listed). */
+  path: string;
+  /** Short form: relative to the working folder, or with ~ for home. */
+  label: string;
 }
 
 /** A model as the pickers show it. */
@@ -294,6 +304,12 @@ export interface OpenLinkMessage {
   href: string;
 }
 
+/** Opens one of the context files the chat lists. */
+export interface OpenContextFileMessage {
+  type: "openContextFile";
+  path: string;
+}
+
 /** Copies text (a code block, a message) to the clipboard. */
 export interface CopyMessage {
   type: "copy";
@@ -323,6 +339,7 @@ export type ChatToHostMessage =
   | SetThinkingLevelMessage
   | AddModelMessage
   | OpenLinkMessage
+  | OpenContextFileMessage
   | CopyMessage
   | RevealEntryMessage
   | ChatLogMessage;

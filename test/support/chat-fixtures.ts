@@ -58,7 +58,7 @@ export function chatState(items: (TranscriptItem | null)[], options: { total?: n
   const total = options.total ?? items.length;
   return {
     type: "chatState",
-    session: { sessionId: "s-1", title: "Parser work", readOnly: null, restriction: null },
+    session: { sessionId: "s-1", title: "Parser work", readOnly: null, restriction: null, contextFiles: [] },
     transcript: { generation: options.generation ?? 1, total, start: options.start ?? total - items.length, items },
     run: null,
     extensionUi: EMPTY_EXTENSION_UI,

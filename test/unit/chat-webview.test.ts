@@ -210,6 +210,23 @@ describe("Chat webview in Chromium", function () {
     assert.equal((await changes()).at(-1), "", "a sent prompt leaves the input empty");
   });
 
+  it("names the context files at the top, each opening with one click, and lists prompt templates with their argument hint after /", async () => {
+    const state = chatState([]);
+    state.session = { ...state.session!, contextFiles: [{ path: "/home/u/.pi/agent/AGENTS.md", label: "~/.pi/agent/AGENTS.md" }, { path: "/work/AGENTS.md", label: "AGENTS.md" }] };
+    state.commands = [...state.commands, { name: "fix", description: "Fix an issue", args: "<issue> [notes]", source: "prompt template" }, { name: "skill:review", description: "Reviews a change", args: "[instructions]", source: "skill" }];
+    await send(state);
+    assert.match(await text(".context-files"), /Context: 2 files.*~\/\.pi\/agent\/AGENTS\.md.*AGENTS\.md/s);
+    await page.locator(".context-file", { hasText: /^AGENTS\.md$/ }).click();
+    assert.deepEqual((await posted()).filter((m) => m.type === "openContextFile"), [{ type: "openContextFile", path: "/work/AGENTS.md" }]);
+    const input = page.locator("textarea.input");
+    await input.click();
+    await page.keyboard.type("/fi");
+    assert.match(await text(".slash-row"), /\/fix\s*<issue> \[notes\]\s*Fix an issue\s*prompt template/);
+    await page.keyboard.press("Escape");
+    await send({ ...state, session: { ...state.session!, contextFiles: [] } });
+    assert.equal(await page.evaluate("document.querySelector('.context-files').hidden"), true, "no line without context files");
+  });
+
   it("opens links through the host", async () => {
     await send(chatState([replyItem("a1", "See [the docs](https://example.com/docs).")]));
     await frame();

@@ -30,6 +30,8 @@ function parseSaved(raw: unknown): SavedState {
 export class ChatApp {
   private readonly header = el("div", "chat-header");
   private readonly title = el("div", "chat-title");
+  /** "Context: N files" and a button per file: what the agent is told besides the conversation. */
+  private readonly contextLine = el("div", "context-files");
   private readonly notices = el("div", "notices");
   private readonly noModel = el("div", "notice notice-model");
   private readonly restricted = el("div", "notice notice-restricted");
@@ -87,7 +89,8 @@ export class ChatApp {
     this.notices.append(this.readOnly, this.restricted, this.noModel, this.message);
     this.indicator.setAttribute("role", "status");
     this.indicator.setAttribute("aria-live", "polite");
-    root.append(this.header, this.list.element, this.indicator, this.notices, this.chrome.above, this.composer.element, this.chrome.below);
+    this.contextLine.hidden = true;
+    root.append(this.header, this.contextLine, this.list.element, this.indicator, this.notices, this.chrome.above, this.composer.element, this.chrome.below);
 
     // Links in messages open through the host (VS Code asks before opening an untrusted domain);
     // the folds the reader opens are remembered across reloads of the view.
@@ -212,6 +215,21 @@ export class ChatApp {
     this.title.title = this.title.textContent;
     this.setNotice(this.readOnly, session?.readOnly ? `Read-only: ${session.readOnly}. Fork the session to continue here.` : null);
     this.setNotice(this.restricted, session?.restriction ?? null);
+    this.setContextFiles(session?.contextFiles ?? []);
+  }
+
+  private setContextFiles(files: NonNullable<ChatStateMessage["session"]>["contextFiles"]): void {
+    this.contextLine.replaceChildren();
+    this.contextLine.hidden = files.length === 0;
+    if (files.length === 0) return;
+    this.contextLine.append(codicon("book"), el("span", "context-count", `Context: ${files.length} ${files.length === 1 ? "file" : "files"}`));
+    for (const file of files) {
+      const button = el("button", "link-button context-file", file.label);
+      button.type = "button";
+      button.title = `Open ${file.path}`;
+      button.addEventListener("click", () => this.post({ type: "openContextFile", path: file.path }));
+      this.contextLine.append(button);
+    }
   }
 
   private setNotice(node: HTMLElement, text: string | null): void {

@@ -26,6 +26,8 @@ import { ModelSelection, type ModelSource } from "./model-selection";
 import { DEFAULT_OUTPUT_LIMITS, type OutputLimits } from "./output/output-limits";
 import type { ModelInfo, ModelProvider, ToolDefinition } from "./providers/provider";
 import { RunSlots } from "./run-slots";
+import { SessionResources, type ResourceLoad } from "./session-resources";
+import { skillReadRoots, type LoadedResources } from "../resources";
 import { SessionCompactor } from "./session-compactor";
 import { buildSystemPrompt, type SystemPromptInput } from "./system-prompt";
 import { ToolGuard, type ToolRestrictions } from "./safety/tool-guard";
@@ -63,6 +65,11 @@ export interface AgentSessionConfig {
   allowWrites?: boolean;
   /** Why shell or writes are off, in the host's words (see getToolRestrictions). */
   restrictionReason?: string;
+  /**
+   * Pi's resources of the session's folder (context files, SYSTEM.md, skills, prompt templates),
+   * loaded before each prompt. None: the system prompt has no such sections and `/template` is not expanded.
+   */
+  resources?: ResourceLoad;
   /** Our own prompt by default; a string replaces it, a function builds it per request. */
   systemPrompt?: string | ((input: SystemPromptInput) => string);
   compaction?: Partial<CompactionSettings>;
@@ -138,9 +145,11 @@ export class AgentSession implements Disposable {
   /** An agent run (not a compaction or summary) is going: messages sent now are steered into it. */
   private running = false;
   private disposed = false;
+  private readonly resources: SessionResources;
 
   constructor(private readonly options: AgentSessionOptions) {
     this.sessionManager = options.sessionManager;
+    this.resources = new SessionResources(options.resources, () => this.sessionManager.getCwd());
     this.allowShell = options.allowShell ?? true;
     this.toolPolicy = options.toolPolicy ?? {};
     this.guard = new ToolGuard({
@@ -260,6 +269,20 @@ export class AgentSession implements Disposable {
   getAllTools(): AgentTool[] {
     return this.tools.allTools();
   }
+  /**
+   * Pi's resources as the last prompt found them (context files, skills, templates, Pi's settings);
+   * `refresh` reads them again now.
+   */
+  getResources(options: { refresh?: boolean } = {}): LoadedResources {
+    return options.refresh ? this.resources.refresh() : this.resources.current();
+  }
+  /**
+   * The folders of the loaded skills: the read tool may read there without asking, although they lie
+   * outside the session's folder (a skill's instructions name files beside it).
+   */
+  getSkillReadRoots(): string[] {
+    return skillReadRoots(this.resources.current());
+  }
   /** The system prompt the next model call would get. */
   getSystemPrompt(): string {
     return this.systemPromptFor(this.tools.definitions());
@@ -341,6 +364,10 @@ export class AgentSession implements Disposable {
       if (answer?.action === "handled") return { kind: "handled" };
       if (answer?.action === "transform") ({ text, images } = { text: answer.text, images: answer.images ?? images });
     }
+    // As in Pi: extensions see the text as typed; the model gets `/skill:` and `/template` expanded
+    // (not in a message an extension sends: Pi sends those as they are).
+    this.resources.refresh();
+    if (options.source !== "extension") text = this.resources.expand(text);
     this.assertWritable();
     const content: (TextContent | ImageContent)[] = [{ type: "text", text }, ...(images ?? [])];
     if (this.running && options.streamingBehavior) {
@@ -435,9 +462,10 @@ export class AgentSession implements Disposable {
       selectedTools: offered.map((t) => t.definition.name),
       toolSnippets,
       promptGuidelines: offered.flatMap((t) => t.promptGuidelines ?? []),
-      contextFiles: [],
-      skills: [],
-      customPrompt: typeof this.options.systemPrompt === "string" ? this.options.systemPrompt : undefined,
+      contextFiles: this.resources.promptInput().contextFiles?.map((f) => ({ ...f })) ?? [],
+      skills: this.resources.optionSkills(),
+      customPrompt: typeof this.options.systemPrompt === "string" ? this.options.systemPrompt : this.resources.current().systemPrompt?.content,
+      appendSystemPrompt: this.resources.current().appendSystemPrompt?.content,
     };
   }
 
@@ -453,7 +481,7 @@ export class AgentSession implements Disposable {
     });
     // Each guideline once, as in Pi (two tools of one extension often share one).
     const guidelines = [...new Set(tools.flatMap((d) => offered.get(d.name)?.promptGuidelines ?? []))];
-    const input: SystemPromptInput = { cwd: this.sessionManager.getCwd(), tools: listed, guidelines };
+    const input: SystemPromptInput = { cwd: this.sessionManager.getCwd(), tools: listed, guidelines, ...this.resources.promptInput() };
     return custom ? custom(input) : buildSystemPrompt(input);
   }
 

@@ -34,6 +34,8 @@ export interface ChatActionDeps {
   /** Extension commands (registered by Pi extensions), when any. */
   extensionCommands?: () => SlashCommand[];
   runExtensionCommand?: (name: string, args: string) => Promise<boolean>;
+  /** Whether `/name` is a Pi prompt template or `skill:` command: then the text is sent as a prompt (the session expands it). */
+  isPromptCommand?: (name: string) => boolean;
 }
 
 /** Runs a VS Code command, or says it is not available (a command another part adds may be missing). */
@@ -70,6 +72,16 @@ export function createChatActions(deps: ChatActionDeps): ChatActions {
     const session = host.session;
     if (!session) throw new Error("Could not start a session.");
     return session;
+  };
+
+  const prompt = async (text: string): Promise<void> => {
+    const session = await ensureSession();
+    try {
+      await session.prompt(text);
+    } catch (error) {
+      if (error instanceof AgentError && error.code === "no-model") throw new Error(NO_MODEL_TEXT);
+      throw error;
+    }
   };
 
   const slash = async (name: string, args: string): Promise<void> => {
@@ -116,6 +128,7 @@ export function createChatActions(deps: ChatActionDeps): ChatActions {
       }
       default:
         if (deps.runExtensionCommand && (await deps.runExtensionCommand(name, args))) return;
+        if (deps.isPromptCommand?.(name)) return prompt(args ? `/${name} ${args}` : `/${name}`);
         throw new Error(`Unknown command /${name}. Type / to see the commands.`);
     }
   };
@@ -126,13 +139,7 @@ export function createChatActions(deps: ChatActionDeps): ChatActions {
       if (!trimmed) return;
       const command = trimmed.startsWith("/") ? parseSlashCommand(trimmed) : undefined;
       if (command) return slash(command.name, command.args);
-      const session = await ensureSession();
-      try {
-        await session.prompt(text);
-      } catch (error) {
-        if (error instanceof AgentError && error.code === "no-model") throw new Error(NO_MODEL_TEXT);
-        throw error;
-      }
+      return prompt(text);
     },
     commands(): SlashCommand[] {
       return [...BUILTIN_SLASH_COMMANDS, ...(deps.extensionCommands?.() ?? [])];

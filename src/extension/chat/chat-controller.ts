@@ -22,6 +22,7 @@ import type {
 import type { SessionHost } from "../session-host";
 import { ChatTranscript, type TranscriptUpdate } from "./chat-transcript";
 import { chatSessionTitle } from "./chat-title";
+import { contextFileRefs, openContextFile } from "./chat-resources";
 
 /** Where the controller's messages go: one per open chat webview (the side view, the editor panel). */
 export interface ChatSurface {
@@ -167,7 +168,7 @@ export class ChatController implements vscode.Disposable {
     const session = this.session;
     if (!session) return null;
     const sm: SessionManager = session.sessionManager;
-    return { sessionId: sm.getSessionId(), title: chatSessionTitle(sm), readOnly: sm.getReadOnlyReason() ?? null, restriction: this.actions.restriction() };
+    return { sessionId: sm.getSessionId(), title: chatSessionTitle(sm), readOnly: sm.getReadOnlyReason() ?? null, restriction: this.actions.restriction(), contextFiles: contextFileRefs(session) };
   }
 
   private contextUse(): ContextUse | null {
@@ -280,6 +281,9 @@ export class ChatController implements vscode.Disposable {
         this.labelBeforeApproval = undefined;
         this.setRun(null);
         this.postModelState();
+        // The prompt read Pi's resources again: the line at the top shows what it sent, the / list what is there now.
+        this.refreshSessionInfo();
+        this.postCommands();
         return this.sendQueued();
       case "message_start":
         if (event.message.role === "assistant") {
@@ -410,6 +414,8 @@ export class ChatController implements vscode.Disposable {
       case "openLink":
         await vscode.env.openExternal(vscode.Uri.parse(m.href, true));
         return;
+      case "openContextFile":
+        return openContextFile(this.session, m.path);
       case "copy":
         await vscode.env.clipboard.writeText(m.text);
         vscode.window.setStatusBarMessage("$(copy) Copied", 2000);

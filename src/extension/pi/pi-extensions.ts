@@ -38,6 +38,10 @@ export interface PiExtensionsDeps {
   getChatInput(): string;
   /** The window's models (the ModelService: what Select Model offers), for `ctx.modelRegistry` and `pi.setModel`. */
   models(): ModelAccess | undefined;
+  /** Extension files that Pi's settings.json (`extensions`) and Pi packages add for a working folder. */
+  piExtensionPaths?(cwd: string): string[];
+  /** Where Pi's settings put an extension file ("package npm:@me/tools", "user settings.json"), when they did. */
+  piExtensionOrigin?(path: string): string | undefined;
 }
 
 /** How many times the same extension's error for the same event is shown before only the log gets it. */
@@ -65,7 +69,7 @@ export class PiExtensions implements vscode.Disposable {
           agentDir: this.agentDir(),
           cwd,
           trusted: vscode.workspace.isTrusted,
-          paths: vscode.workspace.getConfiguration("arbor").get<string[]>("extensions.paths", []),
+          paths: [...vscode.workspace.getConfiguration("arbor").get<string[]>("extensions.paths", []), ...(deps.piExtensionPaths?.(cwd) ?? [])],
         }),
       ui: this.ui,
       models: () => deps.models(),
@@ -152,8 +156,12 @@ export class PiExtensions implements vscode.Disposable {
 
   /** "Arbor: Extensions": what loaded from where, what it registered, and its errors. */
   private async showList(): Promise<void> {
-    const statuses = this.set.list();
+    // Grouped as Pi lists them: loose files first, then each package's extensions under its name.
+    const origin = (s: ExtensionStatus): string | undefined => this.deps.piExtensionOrigin?.(s.extension.path);
+    const group = (s: ExtensionStatus): string => (origin(s)?.startsWith("package ") ? origin(s)! : "");
+    const statuses = this.set.list().map((s, i) => ({ s, i })).sort((a, b) => group(a.s).localeCompare(group(b.s)) || a.i - b.i).map(({ s }) => s);
     const items: (vscode.QuickPickItem & { status?: ExtensionStatus })[] = [];
+    let lastGroup = "";
     if (!this.set.loaded) items.push({ label: "$(info) Extensions load with a session: start or resume one", alwaysShow: true });
     for (const status of statuses) {
       const icon = status.state === "failed" ? "$(error)" : status.problems.length > 0 ? "$(warning)" : "$(extensions)";
@@ -163,9 +171,10 @@ export class PiExtensions implements vscode.Disposable {
         status.events.length ? `events: ${status.events.join(", ")}` : "",
       ].filter(Boolean);
       const lastProblem = status.problems.at(-1);
+      if (group(status) !== lastGroup) items.push({ label: (lastGroup = group(status)).replace(/^package /, "Pi package "), kind: vscode.QuickPickItemKind.Separator });
       items.push({
         label: `${icon} ${status.extension.name}`,
-        description: `${scopeLabel(status)} · ${status.extension.path}`,
+        description: `${origin(status) ?? scopeLabel(status)} · ${status.extension.path}`,
         detail: status.loadError ? `Not loaded: ${status.loadError}` : [...registered, ...status.notes, lastProblem ? `last error (${lastProblem.event}): ${lastProblem.message}` : ""].filter(Boolean).join(" · ") || "loaded",
         status,
       });

@@ -230,6 +230,7 @@ export function isChatToHostMessage(x: unknown): x is ChatToHostMessage {
     case "openLink":
       return isText(x.href, 10_000) && /^(?:https?:|mailto:)/i.test(x.href);
     case "copy":
+    case "insertCode":
       return isText(x.text, CHAT_LIMITS.textLength);
     case "revealEntry":
       return isId(x.entryId);

@@ -52,7 +52,7 @@ describe("Room to read, and the tree in an editor tab (e2e)", function () {
     await workbench().openViewContainer("Arbor");
     await resumeSessionFromList(workbench(), ladder.name);
     const tree = await conversationTreeIn(workbench(), "view");
-    const leaf = tree.locator('[role="treeitem"]:not([hidden]).leaf-inside');
+    const leaf = tree.locator('[role="treeitem"]:not([hidden]).leaf');
     await leaf.waitFor({ state: "visible" });
     const sideBar = await session!.page.locator(".part.sidebar").boundingBox();
     const rows = await readableRows(tree);

@@ -217,6 +217,27 @@ describe("Chat webview in Chromium", function () {
     assert.deepEqual((await posted()).filter((m) => m.type === "openLink"), [{ type: "openLink", href: "https://example.com/docs" }]);
   });
 
+  it("offers Copy and Insert at Cursor on a code block, recorded or streaming, and sends the code as written", async () => {
+    const code = "const a = 1;\nconsole.log(a < 2);";
+    await send(chatState([replyItem("a1", `Here:\n\n\`\`\`ts\n${code}\n\`\`\`\n\nand \`inline\`.`)]));
+    await frame();
+    assert.equal(await count(".item .md pre > .code-actions button.code-action"), 2, "one toolbar on the block, none on inline code");
+    const pre = page.locator(".item .md pre").first();
+    await pre.hover();
+    await pre.locator("button[aria-label='Copy']").click();
+    await pre.locator("button[aria-label='Insert at Cursor']").click();
+    assert.deepEqual((await posted()).filter((m) => m.type === "copy" || m.type === "insertCode"), [{ type: "copy", text: code }, { type: "insertCode", text: code }]);
+    assert.equal(await page.evaluate("document.querySelector('.item .md pre code').textContent"), code, "the block's own text is untouched");
+  });
+
+  it("says a tool call has no result on this path when it is not running and its result is elsewhere", async () => {
+    const reply = replyItem("a1", "Reading.", { stopReason: "toolUse", parts: [{ type: "text", text: "Reading." }, { type: "toolCall", id: "c1", name: "read", arguments: { path: "a.ts" } }] });
+    await send(chatState([userItem("u1", "read a.ts"), reply]));
+    await frame();
+    assert.match(await text("details.tool summary"), /read\s*a\.ts\s*no result on this path/);
+    assert.equal(await count("details.tool summary .codicon-loading"), 0, "not drawn as running");
+  });
+
   it("holds only the tail of a 10,000-item transcript and asks for earlier items as the reader scrolls up", async () => {
     const tail = mixedItems(60, 9_940);
     await send(chatState(tail, { total: 10_000 }));

@@ -243,8 +243,21 @@ describe("Conversation Tree webview in Chromium", function () {
     assert.equal((await ids()).length, 11);
   });
 
+  it("says in the status line that a search is on, also when it matches every row", async () => {
+    await chooseFilter("user-only");
+    assert.equal(await page.textContent(".status"), "5 of 14 entries · User messages · current entry hidden by the filter");
+    await page.focus(".tree");
+    await page.keyboard.type("user");
+    await waitForPage(page, "document.querySelector('.status').textContent.includes('match')");
+    assert.equal(await page.textContent(".status"), "5 of 14 entries match \u201cuser\u201d · User messages · current entry hidden by the filter");
+    assert.equal((await ids()).length, 5, "every row matched");
+    await page.keyboard.press("Escape");
+    await settle();
+    assert.equal(await page.textContent(".status"), "5 of 14 entries · User messages · current entry hidden by the filter");
+  });
+
   it("shows a compaction's summary on request and marks the span it replaced", async () => {
-    harness.host.details.set("K", { kind: "compaction", summary: "<b>Goal</b>: fix it", tokensBefore: 48_213, firstKeptEntryId: "u4", readFiles: ["a.ts"], modifiedFiles: [] });
+    harness.host.details.set("K", { kind: "compaction", summary: "<b>Goal</b>: fix it, **42** tests", tokensBefore: 48_213, firstKeptEntryId: "u4", readFiles: ["a.ts"], modifiedFiles: [] });
     await page.focus(".tree");
     await click("K");
     const request = (await posted()).find((m) => m.type === "requestDetails");
@@ -257,6 +270,7 @@ describe("Conversation Tree webview in Chromium", function () {
     assert.ok((await page.textContent(".details-body"))?.startsWith("<b>Goal</b>: fix it"), "an answer to another request is ignored");
     assert.equal(await page.textContent(".details-facts"), "48k tokens before · replaced 5 entries");
     assert.equal(await page.evaluate("document.querySelectorAll('.details b').length"), 0);
+    assert.equal(await page.evaluate("document.querySelector('.details-text strong')?.textContent"), "42", "the summary's markdown is rendered");
   });
 
   it("shows the read-only banner whose Fork button asks the host to fork", async () => {
@@ -564,7 +578,7 @@ describe("Conversation Tree webview: room to read", function () {
     harness.host.show({ sessionId: "s", name: "S", entries: [entry("a", null), entry("b", "a", { role: "assistant", preview: text.slice(0, 200) })], labels: [], leafId: "b" });
     await harness.host.idle();
     const page = harness.page;
-    await waitForPage(page, `document.querySelector('.details.beside .details-text')?.textContent.length === ${text.length}`);
+    await waitForPage(page, `document.querySelector('.details.beside .details-text')?.textContent.trim().length === ${text.length}`);
     const boxes = (await page.evaluate("({ tree: document.querySelector('.tree').getBoundingClientRect().right, details: document.querySelector('.details.beside').getBoundingClientRect().left })")) as { tree: number; details: number };
     assert.ok(boxes.details >= boxes.tree - 1, "the details sit beside the tree");
     assert.match((await page.textContent(".details.beside .details-facts")) ?? "", / · id b$/);

@@ -214,7 +214,7 @@ export class TreeApp implements Disposable {
     // With nothing to draw the message takes the list's place, at the top.
     this.list.element.hidden = this.cache.rowCount === 0;
     this.empty.textContent = emptyText(this.hasState, session);
-    this.status.textContent = statusText(session, this.treeStatus, this.filterValue);
+    this.status.textContent = statusText(session, this.treeStatus, this.filterValue, this.query);
     this.updateDetails();
   }
 

@@ -22,6 +22,7 @@ import type {
 import type { SessionHost } from "../session-host";
 import { ChatTranscript, type TranscriptUpdate } from "./chat-transcript";
 import { chatSessionTitle } from "./chat-title";
+import { insertAtCursor } from "./insert-code";
 
 /** Where the controller's messages go: one per open chat webview (the side view, the editor panel). */
 export interface ChatSurface {
@@ -413,6 +414,9 @@ export class ChatController implements vscode.Disposable {
       case "copy":
         await vscode.env.clipboard.writeText(m.text);
         vscode.window.setStatusBarMessage("$(copy) Copied", 2000);
+        return;
+      case "insertCode":
+        await insertAtCursor(m.text);
         return;
       case "revealEntry":
         return this.actions.revealEntry(m.entryId);

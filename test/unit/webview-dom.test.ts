@@ -570,6 +570,51 @@ describe("Conversation Tree webview: room to read", function () {
     }
   });
 
+  it("keeps the side view's rows when a summary is selected: details only on the toggle (remembered, 8 rows kept), beside the rows when wide", async () => {
+    const entries = [...chain(Array.from({ length: 30 }, (_, i) => `e${i}`)), entry("K", "e29", { type: "compaction", tokensBefore: 9_000, firstKeptEntryId: "e20", preview: "Goal" })];
+    const summary = "Goal: **42** tests\n\n" + "A long summary line.\n\n".repeat(60);
+    harness = await startHarness({ bundlePath: await buildWebviewBundle(), width: 300, height: 600, theme: LIGHT_THEME });
+    await harness.load();
+    harness.host.details.set("K", { kind: "compaction", summary, tokensBefore: 9_000, firstKeptEntryId: "e20", readFiles: [], modifiedFiles: [] });
+    harness.host.show({ sessionId: "s", name: "S", entries, labels: [], leafId: "K" });
+    await harness.host.idle();
+    const page = harness.page;
+    const inView = () => page.evaluate(() => {
+      const doc = (globalThis as unknown as { document: { querySelector(s: string): { getBoundingClientRect(): { top: number; bottom: number } }; querySelectorAll(s: string): ArrayLike<{ hidden: boolean; getBoundingClientRect(): { top: number; bottom: number } }> } }).document;
+      const view = doc.querySelector(".tree").getBoundingClientRect();
+      return Array.from(doc.querySelectorAll(".tree .row")).filter((r) => !r.hidden && r.getBoundingClientRect().top >= view.top - 0.5 && r.getBoundingClientRect().bottom <= view.bottom + 0.5).length;
+    });
+    const detailsShown = () => page.evaluate("(() => { const d = document.querySelector('.details'); return !!d && getComputedStyle(d).display !== 'none' && d.getBoundingClientRect().height > 0; })()");
+    await waitForPage(page, "document.querySelector('.row.focused.kind-compaction') !== null");
+    assert.equal(await detailsShown(), false, "the side view starts without the details pane");
+    const rowsAlone = await inView();
+    assert.ok(rowsAlone >= 8, `${rowsAlone} rows in view`);
+    await page.click("button.details-toggle");
+    await waitForPage(page, "document.querySelector('.details-text strong')?.textContent === '42'");
+    assert.equal(await detailsShown(), true);
+    assert.equal(await page.getAttribute("button.details-toggle", "aria-pressed"), "true");
+    assert.ok((await inView()) >= 8, "the details leave 8 rows in view");
+    assert.equal((await page.evaluate("JSON.parse(sessionStorage.getItem('arbor-state') ?? 'null')") as { details?: boolean } | undefined)?.details, true, "the choice is saved with the view's state");
+    // The sash sets the height; the list keeps its 8 rows whatever is dragged.
+    const sash = (await page.locator(".details-sash").boundingBox())!;
+    await page.mouse.move(sash.x + sash.width / 2, sash.y + 2);
+    await page.mouse.down();
+    await page.mouse.move(sash.x + sash.width / 2, sash.y + 80, { steps: 4 });
+    await page.mouse.up();
+    const lowered = (await page.locator(".details").boundingBox())!.height;
+    assert.ok(Math.abs(lowered - ((await page.evaluate("JSON.parse(sessionStorage.getItem('arbor-state') ?? 'null')") as { detailsHeight: number }).detailsHeight)) <= 1, "the dragged height is saved");
+    await page.mouse.move(sash.x + sash.width / 2, sash.y + 80 - 2);
+    await page.mouse.down();
+    await page.mouse.move(sash.x + sash.width / 2, 10, { steps: 4 });
+    await page.mouse.up();
+    assert.ok((await inView()) >= 8, "dragged up to the top, the pane still leaves 8 rows");
+    // Wide: beside the rows, no toggle needed.
+    await page.setViewportSize({ width: 900, height: 600 });
+    await waitForPage(page, "document.querySelector('.details').classList.contains('beside')");
+    assert.equal(await detailsShown(), true);
+    assert.equal(await page.isVisible("button.details-toggle"), false);
+  });
+
   it("shows the selected entry in full beside the tree in an editor tab", async () => {
     const text = "The whole reply, much longer than a row: ".padEnd(400, "x");
     harness = await startHarness({ bundlePath: await buildWebviewBundle(), width: 1100, height: 600, theme: LIGHT_THEME, layout: "editor" });

@@ -316,7 +316,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (n === undefined) return;
       if (!(await openSession(await nodePath(n)))) return;
       const result = await host.clone();
-      void vscode.window.showInformationMessage(`Forked "${sessionTitle(n.info)}" into a new session${result.file ? `: ${result.file.split(/[\\/]/).pop()}` : ""}`);
+      if (result.cancelled) return void vscode.window.showInformationMessage("An extension cancelled the fork.");
+      const forked = host.current;
+      void vscode.window.showInformationMessage(forkNotice(forked ? openSessionTitle(forked) : UNTITLED_SESSION));
     },
     "arbor.sessions.delete": (node?: unknown) => deleteSession(node as SessionNode | undefined),
     "arbor.tree.checkout": async (arg?: unknown) => {

@@ -230,6 +230,15 @@ describe("Chat webview in Chromium", function () {
     assert.equal(await page.evaluate("document.querySelector('.item .md pre code').textContent"), code, "the block's own text is untouched");
   });
 
+  it("leaves the token count out of the header of a reply that reports none (a stopped reply)", async () => {
+    const zero = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+    await send(chatState([userItem("u1", "hi"), replyItem("a1", "Half an ans", { stopReason: "aborted", usage: zero }), replyItem("a2", "Done.")]));
+    await frame();
+    const heads = await text(".item-head");
+    assert.doesNotMatch(heads, /\b0 tokens/);
+    assert.match(heads, /[\d.]+k? tokens/, `a reply that reports its usage still shows it: ${heads}`);
+  });
+
   it("says a tool call has no result on this path when it is not running and its result is elsewhere", async () => {
     const reply = replyItem("a1", "Reading.", { stopReason: "toolUse", parts: [{ type: "text", text: "Reading." }, { type: "toolCall", id: "c1", name: "read", arguments: { path: "a.ts" } }] });
     await send(chatState([userItem("u1", "read a.ts"), reply]));

@@ -236,7 +236,7 @@ export function renderItem(item: TranscriptItem, index: number, folds: FoldState
       node.append(header("account", "You", item.timestamp), markdownBlock(item.text, "md", { lineBreaks: true }), ...images(item.images));
       break;
     case "assistant":
-      node.append(header("sparkle", item.model || "assistant", item.timestamp, item.usage ? `${countTokens(item.usage.totalTokens)} tokens` : undefined), ...assistantBody(item, folds, tools));
+      node.append(header("sparkle", item.model || "assistant", item.timestamp, item.usage && item.usage.totalTokens > 0 ? `${countTokens(item.usage.totalTokens)} tokens` : undefined), ...assistantBody(item, folds, tools));
       break;
     case "toolResult":
       node.append(

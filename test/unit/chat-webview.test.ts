@@ -239,6 +239,32 @@ describe("Chat webview in Chromium", function () {
     assert.match(heads, /[\d.]+k? tokens/, `a reply that reports its usage still shows it: ${heads}`);
   });
 
+  it("shows the model's and the thinking level's names whole under the input of a 300 px side bar", async () => {
+    await page.setViewportSize({ width: 300, height: 800 });
+    try {
+      const state = chatState([userItem("u1", "hi")]);
+      await send({ ...state, model: { ...state.model, name: "Claude Sonnet 4.5" }, thinkingLevel: "medium" });
+      await frame();
+      const fits = (await page.evaluate(`(() => {
+        const label = document.querySelector(".model-picker span:not(.codicon)");
+        const select = document.querySelector(".thinking-picker");
+        const probe = document.createElement("span");
+        probe.style.cssText = "position:absolute;visibility:hidden;white-space:nowrap;font:" + getComputedStyle(select).font;
+        probe.textContent = select.selectedOptions[0].textContent;
+        document.body.append(probe);
+        const needed = probe.getBoundingClientRect().width;
+        probe.remove();
+        return { model: label.scrollWidth <= label.clientWidth, thinking: select.clientWidth >= needed + 16, tip: document.querySelector(".model-picker").title, send: document.querySelector("button.send").title };
+      })()`)) as { model: boolean; thinking: boolean; tip: string; send: string };
+      assert.ok(fits.model, "the model's name is not cut");
+      assert.ok(fits.thinking, "the thinking level's name is not cut");
+      assert.match(fits.tip, /Claude Sonnet 4\.5/);
+      assert.match(fits.send, /Send/);
+    } finally {
+      await page.setViewportSize({ width: 480, height: 800 });
+    }
+  });
+
   it("says a tool call has no result on this path when it is not running and its result is elsewhere", async () => {
     const reply = replyItem("a1", "Reading.", { stopReason: "toolUse", parts: [{ type: "text", text: "Reading." }, { type: "toolCall", id: "c1", name: "read", arguments: { path: "a.ts" } }] });
     await send(chatState([userItem("u1", "read a.ts"), reply]));

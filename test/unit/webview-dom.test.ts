@@ -570,6 +570,40 @@ describe("Conversation Tree webview: room to read", function () {
     }
   });
 
+  it("wraps a row's text under the entry's icon (a hanging indent, not under the twisty), and centres a one-line row in its height", async () => {
+    const long = "A long reply that cannot fit on one line of a narrow side bar and wraps onto a second line";
+    const entries = [entry("u1", null, { role: "user", preview: "Fix it" }), entry("a1", "u1", { role: "assistant", preview: long }), entry("u2", "a1", { role: "user", preview: "ok" }), entry("a2", "u1", { role: "assistant", preview: long })];
+    harness = await startHarness({ bundlePath: await buildWebviewBundle(), width: 300, height: 500, theme: LIGHT_THEME });
+    await harness.load();
+    harness.host.show({ sessionId: "s", name: "S", entries, labels: [], leafId: "u2" });
+    await harness.host.idle();
+    const page = harness.page;
+    await waitForPage(page, "document.querySelectorAll('.tree.wrap .row:not([hidden])').length === 4");
+    const geometry = (await page.evaluate(() => {
+      type Box = { left: number; right: number; top: number; bottom: number };
+      type El = { getBoundingClientRect(): Box; querySelector(s: string): El; firstChild: unknown; dataset: { vscodeContext?: string }; hidden: boolean };
+      const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<El>; createRange(): { selectNodeContents(n: unknown): void; getClientRects(): ArrayLike<Box> } } }).document;
+      const out: Record<string, { lines: Box[]; icon: Box; row: Box }> = {};
+      for (const row of Array.from(doc.querySelectorAll(".tree .row"))) {
+        if (row.hidden) continue;
+        const range = doc.createRange();
+        range.selectNodeContents(row.querySelector(".text"));
+        out[JSON.parse(row.dataset.vscodeContext ?? "{}").entryId as string] = { lines: Array.from(range.getClientRects()), icon: row.querySelector(".icon").getBoundingClientRect(), row: row.getBoundingClientRect() };
+      }
+      return out;
+    })) as Record<string, { lines: { left: number; top: number; bottom: number }[]; icon: { left: number }; row: { top: number; bottom: number } }>;
+    for (const id of ["a1", "a2"]) {
+      const g = geometry[id]!;
+      assert.ok(g.lines.length >= 2, `${id} wraps (${g.lines.length} line boxes)`);
+      const second = g.lines[g.lines.length - 1]!;
+      assert.ok(second.left >= g.icon.left - 1, `${id}: the second line starts at ${second.left}, under the entry's icon (at ${g.icon.left}), not under the twisty`);
+    }
+    const short = geometry["u2"]!;
+    const above = short.lines[0]!.top - short.row.top;
+    const below = short.row.bottom - short.lines[0]!.bottom;
+    assert.ok(Math.abs(above - below) <= 4, `a one-line row sits in the middle of its height (${above} px above, ${below} px below)`);
+  });
+
   it("keeps the side view's rows when a summary is selected: details only on the toggle (remembered, 8 rows kept), beside the rows when wide", async () => {
     const entries = [...chain(Array.from({ length: 30 }, (_, i) => `e${i}`)), entry("K", "e29", { type: "compaction", tokensBefore: 9_000, firstKeptEntryId: "e20", preview: "Goal" })];
     const summary = "Goal: **42** tests\n\n" + "A long summary line.\n\n".repeat(60);

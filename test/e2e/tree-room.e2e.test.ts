@@ -61,7 +61,8 @@ describe("Room to read, and the tree in an editor tab (e2e)", function () {
     assert.ok(rows.every((r) => r.depthMarker), "deep rows fold their outer levels into a depth marker");
     for (const r of rows) {
       assert.ok(r.tagShown, `row ${r.id} (level ${r.level}) shows its kind`);
-      assert.ok(r.visible >= Math.min(r.total, 45), `row ${r.id} (level ${r.level}) shows ${r.visible} of ${r.total} characters in a ${Math.round(sideBar?.width ?? 0)} px side bar`);
+      // 40: the second line hangs under the entry's icon (28 px in from the first), as a tree's wrapped row should.
+      assert.ok(r.visible >= Math.min(r.total, 40), `row ${r.id} (level ${r.level}) shows ${r.visible} of ${r.total} characters in a ${Math.round(sideBar?.width ?? 0)} px side bar`);
     }
     await workbench().screenshot("deep-ladder-side-bar");
   });

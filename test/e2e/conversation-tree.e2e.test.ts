@@ -309,6 +309,9 @@ describe("Arbor's views in a real VS Code (e2e)", function () {
     await selectTreeRowWithKeys(page, tree(), samples.main.compactionId);
     const compaction = readEntries(samples.mainFile).find((e) => e.id === samples.main.compactionId) as { summary: string; tokensBefore: number } | undefined;
     assert.ok(compaction);
+    // In a side bar narrower than 640 px the details show under the rows only when asked for.
+    const toggle = tree().locator("button.details-toggle");
+    if ((await toggle.isVisible()) && (await toggle.getAttribute("aria-pressed")) !== "true") await toggle.click();
     const details = tree().locator(".details");
     await details.locator(".details-text", { hasText: compaction.summary }).waitFor({ state: "visible" });
     assert.match((await details.locator(".details-facts").textContent()) ?? "", new RegExp(`^${Math.round(compaction.tokensBefore / 1000)}k tokens before · replaced \\d+ entries$`));

@@ -4,6 +4,7 @@ import { SessionError } from "../core/session/errors";
 import { assertKnownSessionFile } from "../core/session/session-file-check";
 import { SessionManager } from "../core/session/session-manager";
 import { WriterLock } from "../core/session/writer-lock";
+import { forkNotice, openSessionTitle, UNTITLED_SESSION } from "../core/session/title";
 import { FILTER_MODES, FILTER_MODE_NAMES, type FilterMode } from "../core/tree/filters";
 import { moveToTrash } from "../core/util/trash";
 import { abandonedCount, askLeaveBranch, checkoutTarget, copyEntryText, offerEditText, promptLabel, type LeaveChoice } from "./entry-actions";
@@ -145,7 +146,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     const position = s?.role === "user" ? "before" : "at";
     const result = await host.fork(id, position);
     if (result.cancelled) return void vscode.window.showInformationMessage("An extension cancelled the fork.");
-    void vscode.window.showInformationMessage(`Forked into a new session${result.file ? `: ${result.file.split(/[\\/]/).pop()}` : ""}`);
+    const forked = host.current;
+    void vscode.window.showInformationMessage(forkNotice(forked ? openSessionTitle(forked) : UNTITLED_SESSION));
     if (result.editText !== undefined) void (deps.editText ?? offerEditText)(result.editText);
   };
 
@@ -314,7 +316,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (n === undefined) return;
       if (!(await openSession(await nodePath(n)))) return;
       const result = await host.clone();
-      void vscode.window.showInformationMessage(`Forked "${sessionTitle(n.info)}" into a new session${result.file ? `: ${result.file.split(/[\\/]/).pop()}` : ""}`);
+      if (result.cancelled) return void vscode.window.showInformationMessage("An extension cancelled the fork.");
+      const forked = host.current;
+      void vscode.window.showInformationMessage(forkNotice(forked ? openSessionTitle(forked) : UNTITLED_SESSION));
     },
     "arbor.sessions.delete": (node?: unknown) => deleteSession(node as SessionNode | undefined),
     "arbor.tree.checkout": async (arg?: unknown) => {

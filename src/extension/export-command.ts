@@ -10,6 +10,7 @@ import { assertExportTarget } from "../core/export/export-target";
 import { SessionError } from "../core/session/errors";
 import type { SessionHost } from "./session-host";
 import { showPick } from "./quick-pick-probe";
+import { servePage, type ServedPage } from "./export-page-server";
 
 export const EXPORT_COMMAND_ID = "arbor.exportSession";
 
@@ -102,18 +103,32 @@ export async function exportSession(host: SessionHost, extensionUri: vscode.Uri,
   // A browser on this machine can open the page; in VS Code for the Web or a remote window the file
   // is on another machine than the browser, so the page is offered as text and in the Explorer.
   const browserHere = format === "html" && written.scheme === "file" && vscode.env.uiKind === vscode.UIKind.Desktop && !vscode.env.remoteName;
-  const actions = format !== "html" ? ["Open"] : browserHere ? ["Open in Browser", "Reveal in Explorer"] : ["Open as Text", "Reveal in Explorer"];
+  // Elsewhere the page is served for a while on the extension host's loopback address, which VS Code
+  // forwards to the browser (asExternalUri), so that it opens as a page there too.
+  const actions = format !== "html" ? ["Open"] : browserHere ? ["Open in Browser", "Reveal in Explorer"] : ["Open in Browser", "Open as Text", "Reveal in Explorer"];
   void vscode.window.showInformationMessage(`Exported the session to ${written.scheme === "file" ? written.fsPath : written.toString()}`, ...actions).then((choice) => {
-    if (choice === "Open in Browser") void vscode.env.openExternal(written);
+    if (choice === "Open in Browser" && browserHere) void vscode.env.openExternal(written);
+    else if (choice === "Open in Browser") void openServedPage(written);
     else if (choice === "Open" || choice === "Open as Text") void vscode.window.showTextDocument(written);
     else if (choice === "Reveal in Explorer") void vscode.commands.executeCommand("revealInExplorer", written);
   });
   return written.scheme === "file" ? written.fsPath : written.toString();
 }
 
+/** Pages served for browsers elsewhere; stopped with the extension. */
+const servedPages = new Set<ServedPage>();
+
+async function openServedPage(file: vscode.Uri): Promise<void> {
+  const name = file.path.split("/").pop() || "session.html";
+  const page = await servePage(name, async () => vscode.workspace.fs.readFile(file));
+  servedPages.add(page);
+  const external = await vscode.env.asExternalUri(vscode.Uri.parse(page.url));
+  if (!(await vscode.env.openExternal(external))) void vscode.window.showWarningMessage(`The browser did not open ${external.toString(true)}.`);
+}
+
 /** Registers the command; failures are shown as one message and logged. */
 export function registerExportCommand(host: SessionHost, extensionUri: vscode.Uri, version: string, log: vscode.LogOutputChannel): vscode.Disposable {
-  return vscode.commands.registerCommand(EXPORT_COMMAND_ID, async (arg?: unknown) => {
+  const command = vscode.commands.registerCommand(EXPORT_COMMAND_ID, async (arg?: unknown) => {
     try {
       return await exportSession(host, extensionUri, version, arg);
     } catch (err) {
@@ -122,5 +137,11 @@ export function registerExportCommand(host: SessionHost, extensionUri: vscode.Ur
       void vscode.window.showErrorMessage(message);
       return undefined;
     }
+  });
+  return vscode.Disposable.from(command, {
+    dispose: () => {
+      for (const page of servedPages) void page.dispose();
+      servedPages.clear();
+    },
   });
 }

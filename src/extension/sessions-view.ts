@@ -5,7 +5,7 @@ import { SessionManager } from "../core/session/session-manager";
 import { sessionTitle } from "../core/session/title";
 import { DisposableStore, MutableDisposable } from "../core/util/disposable";
 import { watchFolder } from "../core/util/folder-watch";
-import { formatAge } from "../core/util/format-age";
+import { formatAge, sessionTimesText } from "../core/util/format-age";
 import type { SessionHost, SessionLocation } from "./session-host";
 import { mergeRows, nestForks, nodesFor, type SessionNode } from "./session-rows";
 
@@ -258,7 +258,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
     tip.appendMarkdown("**");
     tip.appendText(sessionTitle(info));
     tip.appendMarkdown("**\n\n");
-    tip.appendText(`${info.messageCount} messages · modified ${info.modified.toLocaleString()} · created ${info.created.toLocaleString()}\n`);
+    tip.appendText(`${info.messageCount} messages · ${sessionTimesText(info.created, info.modified)}\n`);
     tip.appendText(`${info.path}\n`);
     if (info.parentSessionPath) tip.appendText(`forked from ${info.parentSessionPath}\n`);
     if (info.labels.length) tip.appendText(`labels: ${info.labels.join(", ")}\n`);

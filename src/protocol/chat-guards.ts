@@ -237,6 +237,7 @@ export function isChatToHostMessage(x: unknown): x is ChatToHostMessage {
     case "openContextFile":
       return isText(x.path, 10_000);
     case "copy":
+    case "insertCode":
       return isText(x.text, CHAT_LIMITS.textLength);
     case "revealEntry":
       return isId(x.entryId);

@@ -316,6 +316,12 @@ export interface CopyMessage {
   text: string;
 }
 
+/** "Insert at Cursor" on a code block: the host puts the code at the active editor's selections. */
+export interface InsertCodeMessage {
+  type: "insertCode";
+  text: string;
+}
+
 /** Shows an entry in the Conversation Tree. */
 export interface RevealEntryMessage {
   type: "revealEntry";
@@ -341,6 +347,7 @@ export type ChatToHostMessage =
   | OpenLinkMessage
   | OpenContextFileMessage
   | CopyMessage
+  | InsertCodeMessage
   | RevealEntryMessage
   | ChatLogMessage;
 

@@ -205,17 +205,17 @@ describe("Arbor's views in a real VS Code (e2e)", function () {
     assert.equal((await compactionRow.locator(".tag").textContent())?.trim(), "compaction");
     assert.equal((await compactionRow.locator(".badge.detail").textContent())?.trim(), `${Math.round(compaction.tokensBefore / 1000)}k tokens`);
 
-    // The leaf is the session name entry, which the default filter hides: its nearest drawn ancestor
-    // carries the mark, and the status line says so. The abandoned branch is off the active path.
+    // The leaf is the session name entry, which the default filter hides: bookkeeping only, so the
+    // entry it hangs under stands at its place and is drawn as the leaf, and nothing says "hidden".
     const leaf = entries.find((e) => e.id === ids.leafId);
     assert.ok(leaf?.parentId);
     const leafHolder = entries.find((e) => e.id === leaf.parentId);
     assert.equal(leafHolder?.type, "custom_message", "the sample's leaf hangs under the reminder");
     const leafRow = await revealTreeRow(t, leafHolder.id);
-    assert.match((await leafRow.getAttribute("class")) ?? "", /\bleaf-inside\b/);
-    assert.match((await leafRow.locator(".marker").getAttribute("class")) ?? "", /codicon-circle-outline/);
-    assert.match(status.text, /leaf hidden by filter/);
-    assert.equal(await t.locator('[role="treeitem"]:not([hidden])[aria-current="true"]').count(), 0, "no drawn row claims to be the exact leaf");
+    assert.match((await leafRow.getAttribute("class")) ?? "", /\bleaf\b/);
+    assert.match((await leafRow.locator(".marker").getAttribute("class")) ?? "", /codicon-circle-filled/);
+    assert.doesNotMatch(status.text, /hidden by the filter/);
+    assert.equal(await t.locator('[role="treeitem"]:not([hidden])[aria-current="true"]').count(), 1, "the reminder's row is the leaf's");
     assert.doesNotMatch((await (await revealTreeRow(t, ids.abandonedLeafId)).getAttribute("class")) ?? "", /\bon-path\b/);
     assert.match((await (await revealTreeRow(t, ids.firstKeptEntryId)).getAttribute("class")) ?? "", /\bon-path\b/);
   });
@@ -309,6 +309,9 @@ describe("Arbor's views in a real VS Code (e2e)", function () {
     await selectTreeRowWithKeys(page, tree(), samples.main.compactionId);
     const compaction = readEntries(samples.mainFile).find((e) => e.id === samples.main.compactionId) as { summary: string; tokensBefore: number } | undefined;
     assert.ok(compaction);
+    // In a side bar narrower than 640 px the details show under the rows only when asked for.
+    const toggle = tree().locator("button.details-toggle");
+    if ((await toggle.isVisible()) && (await toggle.getAttribute("aria-pressed")) !== "true") await toggle.click();
     const details = tree().locator(".details");
     await details.locator(".details-text", { hasText: compaction.summary }).waitFor({ state: "visible" });
     assert.match((await details.locator(".details-facts").textContent()) ?? "", new RegExp(`^${Math.round(compaction.tokensBefore / 1000)}k tokens before · replaced \\d+ entries$`));

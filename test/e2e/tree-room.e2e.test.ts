@@ -52,7 +52,7 @@ describe("Room to read, and the tree in an editor tab (e2e)", function () {
     await workbench().openViewContainer("Arbor");
     await resumeSessionFromList(workbench(), ladder.name);
     const tree = await conversationTreeIn(workbench(), "view");
-    const leaf = tree.locator('[role="treeitem"]:not([hidden]).leaf-inside');
+    const leaf = tree.locator('[role="treeitem"]:not([hidden]).leaf');
     await leaf.waitFor({ state: "visible" });
     const sideBar = await session!.page.locator(".part.sidebar").boundingBox();
     const rows = await readableRows(tree);
@@ -61,7 +61,8 @@ describe("Room to read, and the tree in an editor tab (e2e)", function () {
     assert.ok(rows.every((r) => r.depthMarker), "deep rows fold their outer levels into a depth marker");
     for (const r of rows) {
       assert.ok(r.tagShown, `row ${r.id} (level ${r.level}) shows its kind`);
-      assert.ok(r.visible >= Math.min(r.total, 45), `row ${r.id} (level ${r.level}) shows ${r.visible} of ${r.total} characters in a ${Math.round(sideBar?.width ?? 0)} px side bar`);
+      // 40: the second line hangs under the entry's icon (28 px in from the first), as a tree's wrapped row should.
+      assert.ok(r.visible >= Math.min(r.total, 40), `row ${r.id} (level ${r.level}) shows ${r.visible} of ${r.total} characters in a ${Math.round(sideBar?.width ?? 0)} px side bar`);
     }
     await workbench().screenshot("deep-ladder-side-bar");
   });

@@ -127,6 +127,8 @@ describe("chat protocol guards", () => {
     assert.ok(isChatToHostMessage({ type: "openLink", href: "https://example.com" }));
     assert.equal(isChatToHostMessage({ type: "setThinkingLevel", level: "ultra" }), false);
     assert.equal(isChatToHostMessage({ type: "send", text: "x".repeat(1_000_001) }), false);
+    assert.ok(isChatToHostMessage({ type: "insertCode", text: "const a = 1;" }));
+    assert.equal(isChatToHostMessage({ type: "insertCode", text: 42 }), false);
     assert.equal(isHostToChatMessage({ type: "itemsAppended", generation: 1, total: 1, start: 0, items: [{ kind: "user", entryId: "a", text: 5, images: [], timestamp: 1 }] }), false);
     assert.equal(isHostToChatMessage({ type: "itemsAppended", generation: 1, total: 1, start: 0, items: [{ kind: "script", entryId: "a", timestamp: 1 }] }), false);
     assert.equal(isHostToChatMessage({ type: "transcriptReset", transcript: { generation: 1, total: 1, start: 1, items: [{ kind: "user", entryId: "a", text: "x", images: [], timestamp: 1 }] } }), false);

@@ -234,6 +234,62 @@ describe("Chat webview in Chromium", function () {
     assert.deepEqual((await posted()).filter((m) => m.type === "openLink"), [{ type: "openLink", href: "https://example.com/docs" }]);
   });
 
+  it("offers Copy and Insert at Cursor on a code block, recorded or streaming, and sends the code as written", async () => {
+    const code = "const a = 1;\nconsole.log(a < 2);";
+    await send(chatState([replyItem("a1", `Here:\n\n\`\`\`ts\n${code}\n\`\`\`\n\nand \`inline\`.`)]));
+    await frame();
+    assert.equal(await count(".item .md pre > .code-actions button.code-action"), 2, "one toolbar on the block, none on inline code");
+    const pre = page.locator(".item .md pre").first();
+    await pre.hover();
+    await pre.locator("button[aria-label='Copy']").click();
+    await pre.locator("button[aria-label='Insert at Cursor']").click();
+    assert.deepEqual((await posted()).filter((m) => m.type === "copy" || m.type === "insertCode"), [{ type: "copy", text: code }, { type: "insertCode", text: code }]);
+    assert.equal(await page.evaluate("document.querySelector('.item .md pre code').textContent"), code, "the block's own text is untouched");
+  });
+
+  it("leaves the token count out of the header of a reply that reports none (a stopped reply)", async () => {
+    const zero = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+    await send(chatState([userItem("u1", "hi"), replyItem("a1", "Half an ans", { stopReason: "aborted", usage: zero }), replyItem("a2", "Done.")]));
+    await frame();
+    const heads = await text(".item-head");
+    assert.doesNotMatch(heads, /\b0 tokens/);
+    assert.match(heads, /[\d.]+k? tokens/, `a reply that reports its usage still shows it: ${heads}`);
+  });
+
+  it("shows the model's and the thinking level's names whole under the input of a 300 px side bar", async () => {
+    await page.setViewportSize({ width: 300, height: 800 });
+    try {
+      const state = chatState([userItem("u1", "hi")]);
+      await send({ ...state, model: { ...state.model, name: "Claude Sonnet 4.5" }, thinkingLevel: "medium" });
+      await frame();
+      const fits = (await page.evaluate(`(() => {
+        const label = document.querySelector(".model-picker span:not(.codicon)");
+        const select = document.querySelector(".thinking-picker");
+        const probe = document.createElement("span");
+        probe.style.cssText = "position:absolute;visibility:hidden;white-space:nowrap;font:" + getComputedStyle(select).font;
+        probe.textContent = select.selectedOptions[0].textContent;
+        document.body.append(probe);
+        const needed = probe.getBoundingClientRect().width;
+        probe.remove();
+        return { model: label.scrollWidth <= label.clientWidth, thinking: select.clientWidth >= needed + 16, tip: document.querySelector(".model-picker").title, send: document.querySelector("button.send").title };
+      })()`)) as { model: boolean; thinking: boolean; tip: string; send: string };
+      assert.ok(fits.model, "the model's name is not cut");
+      assert.ok(fits.thinking, "the thinking level's name is not cut");
+      assert.match(fits.tip, /Claude Sonnet 4\.5/);
+      assert.match(fits.send, /Send/);
+    } finally {
+      await page.setViewportSize({ width: 480, height: 800 });
+    }
+  });
+
+  it("says a tool call has no result on this path when it is not running and its result is elsewhere", async () => {
+    const reply = replyItem("a1", "Reading.", { stopReason: "toolUse", parts: [{ type: "text", text: "Reading." }, { type: "toolCall", id: "c1", name: "read", arguments: { path: "a.ts" } }] });
+    await send(chatState([userItem("u1", "read a.ts"), reply]));
+    await frame();
+    assert.match(await text("details.tool summary"), /read\s*a\.ts\s*no result on this path/);
+    assert.equal(await count("details.tool summary .codicon-loading"), 0, "not drawn as running");
+  });
+
   it("holds only the tail of a 10,000-item transcript and asks for earlier items as the reader scrolls up", async () => {
     const tail = mixedItems(60, 9_940);
     await send(chatState(tail, { total: 10_000 }));

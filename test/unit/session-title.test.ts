@@ -8,7 +8,7 @@ import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SessionManager } from "../../src/core/session/session-manager";
 import { NO_MESSAGES } from "../../src/core/session/session-list";
-import { openSessionTitle, sessionTitle, TITLE_LIMIT, UNTITLED_SESSION } from "../../src/core/session/title";
+import { forkNotice, openSessionTitle, sessionTitle, TITLE_LIMIT, UNTITLED_SESSION } from "../../src/core/session/title";
 import { generateReferenceSession } from "../support/random-session";
 import { referenceFixture } from "../support/reference";
 
@@ -66,5 +66,12 @@ describe("session title", () => {
       await sm.close();
     }
     assert.equal(readdirSync(dir).length, 1);
+  });
+});
+
+describe("fork notice", () => {
+  it("names the new session by its title, never by its file", () => {
+    assert.equal(forkNotice("Fix the parser"), "Forked into a new session, \u201cFix the parser\u201d, open now; the original is unchanged.");
+    assert.doesNotMatch(forkNotice(UNTITLED_SESSION), /jsonl|New session/);
   });
 });

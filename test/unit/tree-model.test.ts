@@ -24,6 +24,19 @@ const leafNodeId = (model: TreeModel): string | null => {
 };
 
 describe("tree model", () => {
+  it("draws a leaf hidden behind bookkeeping only (a session name, a label) on the entry it hangs under, as the leaf", () => {
+    const model = TreeModel.create();
+    const named = [...chain(["a", "b"]), entry("n", "b", { type: "session_info", preview: "name" }), entry("l", "n", { type: "label", targetId: "b", label: "here" })];
+    model.load(session(named, "l", [{ targetId: "b", label: "here" }]));
+    assert.deepEqual(ids(model), ["a", "b"]);
+    assert.deepEqual(model.leafRow(), { row: 1, exact: true }, "a name and a label below b: b is the leaf's place");
+    // A hidden leaf below content the filter also hides (a tool result under "no-tools") is not the drawn row's place.
+    const tools = [...chain(["a", "b"]), entry("t", "b", { role: "toolResult", toolName: "read" }), entry("n", "t", { type: "session_info" })];
+    const noTools = TreeModel.create("no-tools");
+    noTools.load(session(tools, "n"));
+    assert.deepEqual(noTools.leafRow(), { row: 1, exact: false });
+  });
+
   it("loads a session: rows, path, labels, name", () => {
     const model = TreeModel.create();
     model.load(session(chain(["a", "b", "c"]), "b", [{ targetId: "a", label: "start" }]));

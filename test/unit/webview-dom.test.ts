@@ -243,8 +243,21 @@ describe("Conversation Tree webview in Chromium", function () {
     assert.equal((await ids()).length, 11);
   });
 
+  it("says in the status line that a search is on, also when it matches every row", async () => {
+    await chooseFilter("user-only");
+    assert.equal(await page.textContent(".status"), "5 of 14 entries · User messages · current entry hidden by the filter");
+    await page.focus(".tree");
+    await page.keyboard.type("user");
+    await waitForPage(page, "document.querySelector('.status').textContent.includes('match')");
+    assert.equal(await page.textContent(".status"), "5 of 14 entries match \u201cuser\u201d · User messages · current entry hidden by the filter");
+    assert.equal((await ids()).length, 5, "every row matched");
+    await page.keyboard.press("Escape");
+    await settle();
+    assert.equal(await page.textContent(".status"), "5 of 14 entries · User messages · current entry hidden by the filter");
+  });
+
   it("shows a compaction's summary on request and marks the span it replaced", async () => {
-    harness.host.details.set("K", { kind: "compaction", summary: "<b>Goal</b>: fix it", tokensBefore: 48_213, firstKeptEntryId: "u4", readFiles: ["a.ts"], modifiedFiles: [] });
+    harness.host.details.set("K", { kind: "compaction", summary: "<b>Goal</b>: fix it, **42** tests", tokensBefore: 48_213, firstKeptEntryId: "u4", readFiles: ["a.ts"], modifiedFiles: [] });
     await page.focus(".tree");
     await click("K");
     const request = (await posted()).find((m) => m.type === "requestDetails");
@@ -257,6 +270,7 @@ describe("Conversation Tree webview in Chromium", function () {
     assert.ok((await page.textContent(".details-body"))?.startsWith("<b>Goal</b>: fix it"), "an answer to another request is ignored");
     assert.equal(await page.textContent(".details-facts"), "48k tokens before · replaced 5 entries");
     assert.equal(await page.evaluate("document.querySelectorAll('.details b').length"), 0);
+    assert.equal(await page.evaluate("document.querySelector('.details-text strong')?.textContent"), "42", "the summary's markdown is rendered");
   });
 
   it("shows the read-only banner whose Fork button asks the host to fork", async () => {
@@ -556,6 +570,85 @@ describe("Conversation Tree webview: room to read", function () {
     }
   });
 
+  it("wraps a row's text under the entry's icon (a hanging indent, not under the twisty), and centres a one-line row in its height", async () => {
+    const long = "A long reply that cannot fit on one line of a narrow side bar and wraps onto a second line";
+    const entries = [entry("u1", null, { role: "user", preview: "Fix it" }), entry("a1", "u1", { role: "assistant", preview: long }), entry("u2", "a1", { role: "user", preview: "ok" }), entry("a2", "u1", { role: "assistant", preview: long })];
+    harness = await startHarness({ bundlePath: await buildWebviewBundle(), width: 300, height: 500, theme: LIGHT_THEME });
+    await harness.load();
+    harness.host.show({ sessionId: "s", name: "S", entries, labels: [], leafId: "u2" });
+    await harness.host.idle();
+    const page = harness.page;
+    await waitForPage(page, "document.querySelectorAll('.tree.wrap .row:not([hidden])').length === 4");
+    const geometry = (await page.evaluate(() => {
+      type Box = { left: number; right: number; top: number; bottom: number };
+      type El = { getBoundingClientRect(): Box; querySelector(s: string): El; firstChild: unknown; dataset: { vscodeContext?: string }; hidden: boolean };
+      const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<El>; createRange(): { selectNodeContents(n: unknown): void; getClientRects(): ArrayLike<Box> } } }).document;
+      const out: Record<string, { lines: Box[]; icon: Box; row: Box }> = {};
+      for (const row of Array.from(doc.querySelectorAll(".tree .row"))) {
+        if (row.hidden) continue;
+        const range = doc.createRange();
+        range.selectNodeContents(row.querySelector(".text"));
+        out[JSON.parse(row.dataset.vscodeContext ?? "{}").entryId as string] = { lines: Array.from(range.getClientRects()), icon: row.querySelector(".icon").getBoundingClientRect(), row: row.getBoundingClientRect() };
+      }
+      return out;
+    })) as Record<string, { lines: { left: number; top: number; bottom: number }[]; icon: { left: number }; row: { top: number; bottom: number } }>;
+    for (const id of ["a1", "a2"]) {
+      const g = geometry[id]!;
+      assert.ok(g.lines.length >= 2, `${id} wraps (${g.lines.length} line boxes)`);
+      const second = g.lines[g.lines.length - 1]!;
+      assert.ok(second.left >= g.icon.left - 1, `${id}: the second line starts at ${second.left}, under the entry's icon (at ${g.icon.left}), not under the twisty`);
+    }
+    const short = geometry["u2"]!;
+    const above = short.lines[0]!.top - short.row.top;
+    const below = short.row.bottom - short.lines[0]!.bottom;
+    assert.ok(Math.abs(above - below) <= 4, `a one-line row sits in the middle of its height (${above} px above, ${below} px below)`);
+  });
+
+  it("keeps the side view's rows when a summary is selected: details only on the toggle (remembered, 8 rows kept), beside the rows when wide", async () => {
+    const entries = [...chain(Array.from({ length: 30 }, (_, i) => `e${i}`)), entry("K", "e29", { type: "compaction", tokensBefore: 9_000, firstKeptEntryId: "e20", preview: "Goal" })];
+    const summary = "Goal: **42** tests\n\n" + "A long summary line.\n\n".repeat(60);
+    harness = await startHarness({ bundlePath: await buildWebviewBundle(), width: 300, height: 600, theme: LIGHT_THEME });
+    await harness.load();
+    harness.host.details.set("K", { kind: "compaction", summary, tokensBefore: 9_000, firstKeptEntryId: "e20", readFiles: [], modifiedFiles: [] });
+    harness.host.show({ sessionId: "s", name: "S", entries, labels: [], leafId: "K" });
+    await harness.host.idle();
+    const page = harness.page;
+    const inView = () => page.evaluate(() => {
+      const doc = (globalThis as unknown as { document: { querySelector(s: string): { getBoundingClientRect(): { top: number; bottom: number } }; querySelectorAll(s: string): ArrayLike<{ hidden: boolean; getBoundingClientRect(): { top: number; bottom: number } }> } }).document;
+      const view = doc.querySelector(".tree").getBoundingClientRect();
+      return Array.from(doc.querySelectorAll(".tree .row")).filter((r) => !r.hidden && r.getBoundingClientRect().top >= view.top - 0.5 && r.getBoundingClientRect().bottom <= view.bottom + 0.5).length;
+    });
+    const detailsShown = () => page.evaluate("(() => { const d = document.querySelector('.details'); return !!d && getComputedStyle(d).display !== 'none' && d.getBoundingClientRect().height > 0; })()");
+    await waitForPage(page, "document.querySelector('.row.focused.kind-compaction') !== null");
+    assert.equal(await detailsShown(), false, "the side view starts without the details pane");
+    const rowsAlone = await inView();
+    assert.ok(rowsAlone >= 8, `${rowsAlone} rows in view`);
+    await page.click("button.details-toggle");
+    await waitForPage(page, "document.querySelector('.details-text strong')?.textContent === '42'");
+    assert.equal(await detailsShown(), true);
+    assert.equal(await page.getAttribute("button.details-toggle", "aria-pressed"), "true");
+    assert.ok((await inView()) >= 8, "the details leave 8 rows in view");
+    assert.equal((await page.evaluate("JSON.parse(sessionStorage.getItem('arbor-state') ?? 'null')") as { details?: boolean } | undefined)?.details, true, "the choice is saved with the view's state");
+    // The sash sets the height; the list keeps its 8 rows whatever is dragged.
+    const sash = (await page.locator(".details-sash").boundingBox())!;
+    await page.mouse.move(sash.x + sash.width / 2, sash.y + 2);
+    await page.mouse.down();
+    await page.mouse.move(sash.x + sash.width / 2, sash.y + 80, { steps: 4 });
+    await page.mouse.up();
+    const lowered = (await page.locator(".details").boundingBox())!.height;
+    assert.ok(Math.abs(lowered - ((await page.evaluate("JSON.parse(sessionStorage.getItem('arbor-state') ?? 'null')") as { detailsHeight: number }).detailsHeight)) <= 1, "the dragged height is saved");
+    await page.mouse.move(sash.x + sash.width / 2, sash.y + 80 - 2);
+    await page.mouse.down();
+    await page.mouse.move(sash.x + sash.width / 2, 10, { steps: 4 });
+    await page.mouse.up();
+    assert.ok((await inView()) >= 8, "dragged up to the top, the pane still leaves 8 rows");
+    // Wide: beside the rows, no toggle needed.
+    await page.setViewportSize({ width: 900, height: 600 });
+    await waitForPage(page, "document.querySelector('.details').classList.contains('beside')");
+    assert.equal(await detailsShown(), true);
+    assert.equal(await page.isVisible("button.details-toggle"), false);
+  });
+
   it("shows the selected entry in full beside the tree in an editor tab", async () => {
     const text = "The whole reply, much longer than a row: ".padEnd(400, "x");
     harness = await startHarness({ bundlePath: await buildWebviewBundle(), width: 1100, height: 600, theme: LIGHT_THEME, layout: "editor" });
@@ -564,7 +657,7 @@ describe("Conversation Tree webview: room to read", function () {
     harness.host.show({ sessionId: "s", name: "S", entries: [entry("a", null), entry("b", "a", { role: "assistant", preview: text.slice(0, 200) })], labels: [], leafId: "b" });
     await harness.host.idle();
     const page = harness.page;
-    await waitForPage(page, `document.querySelector('.details.beside .details-text')?.textContent.length === ${text.length}`);
+    await waitForPage(page, `document.querySelector('.details.beside .details-text')?.textContent.trim().length === ${text.length}`);
     const boxes = (await page.evaluate("({ tree: document.querySelector('.tree').getBoundingClientRect().right, details: document.querySelector('.details.beside').getBoundingClientRect().left })")) as { tree: number; details: number };
     assert.ok(boxes.details >= boxes.tree - 1, "the details sit beside the tree");
     assert.match((await page.textContent(".details.beside .details-facts")) ?? "", / · id b$/);

@@ -9,6 +9,7 @@ import type { ChatStateMessage, ChatToHostMessage, ExtensionUiState, HostToChatM
 import { describeInvalidMessage } from "../../src/protocol/validate";
 import { codicon, el } from "../shared/dom";
 import type { VsCodeApi } from "../shared/vscode-api";
+import { attachCodeBlockActions } from "./code-block-actions";
 import { Composer } from "./composer";
 import { ExtensionChromeView } from "./extension-chrome";
 import type { FoldState, LiveTools } from "./item-view";
@@ -103,6 +104,7 @@ export class ChatApp {
     });
     root.addEventListener("toggle", () => this.save({ folds: [...this.folds] }), true);
     root.addEventListener("copy-request", (e) => this.post({ type: "copy", text: (e as CustomEvent<string>).detail }));
+    attachCodeBlockActions(root, (action, code) => this.post(action === "copy" ? { type: "copy", text: code } : { type: "insertCode", text: code }));
   }
 
   static mount(root: HTMLElement, api: VsCodeApi<ChatToHostMessage>): ChatApp {

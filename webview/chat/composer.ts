@@ -108,6 +108,8 @@ export class Composer {
 
   setModel(model: ChatModel | null, level: ThinkingLevel, context: ContextUse | null): void {
     this.modelButton.replaceChildren(codicon("sparkle"), el("span", "", model ? model.name : "Choose a model"), codicon("chevron-down"));
+    // The name in full in the tooltip too, for the narrowest views where it is cut.
+    this.modelButton.title = model ? `Model: ${model.name} (choose another)` : "Choose the model";
     const levels = model?.thinkingLevels ?? ["off"];
     this.thinking.replaceChildren(...levels.map((l) => {
       const option = el("option", "", THINKING_NAMES[l]);

@@ -159,12 +159,22 @@ function toolBody(name: string, args: Record<string, unknown>, result: ToolResul
   return body;
 }
 
+/** What a tool call whose result is not on the current path says. */
+export const NO_RESULT_ON_PATH = "no result on this path";
+
 function toolRun(key: string, folds: FoldState, part: Extract<AssistantPart, { type: "toolCall" }>, tools: LiveTools | undefined): HTMLElement {
   const running = tools?.running.has(part.id) === true && !part.result;
-  const status = part.result ? (part.result.isError ? codicon("error", "status-error") : codicon("check", "status-ok")) : running ? codicon("loading", "codicon-modifier-spin") : codicon("circle-outline", "muted");
-  const details = fold(key, folds, "tool", [status, el("span", "tool-name", part.name), el("span", "tool-summary", toolSummary(part.arguments))], () =>
-    toolBody(part.name, part.arguments, part.result, tools?.output.get(part.id)),
-  );
+  // Not running and no result: the result is on another branch, or was never written (a checkout
+  // of the reply itself, a stopped run). Said so, so that it does not read as still running.
+  const unanswered = !part.result && !running;
+  const status = part.result ? (part.result.isError ? codicon("error", "status-error") : codicon("check", "status-ok")) : running ? codicon("loading", "codicon-modifier-spin") : codicon("circle-slash", "muted");
+  const head = [status, el("span", "tool-name", part.name), el("span", "tool-summary", toolSummary(part.arguments))];
+  if (unanswered) head.push(el("span", "tool-note muted", NO_RESULT_ON_PATH));
+  const details = fold(key, folds, "tool", head, () => {
+    const body = toolBody(part.name, part.arguments, part.result, tools?.output.get(part.id));
+    if (unanswered) body.push(el("div", "muted", `${NO_RESULT_ON_PATH}: its result, if any, is on another branch.`));
+    return body;
+  });
   details.dataset.toolCallId = part.id;
   return details;
 }
@@ -226,7 +236,7 @@ export function renderItem(item: TranscriptItem, index: number, folds: FoldState
       node.append(header("account", "You", item.timestamp), markdownBlock(item.text, "md", { lineBreaks: true }), ...images(item.images));
       break;
     case "assistant":
-      node.append(header("sparkle", item.model || "assistant", item.timestamp, item.usage ? `${countTokens(item.usage.totalTokens)} tokens` : undefined), ...assistantBody(item, folds, tools));
+      node.append(header("sparkle", item.model || "assistant", item.timestamp, item.usage && item.usage.totalTokens > 0 ? `${countTokens(item.usage.totalTokens)} tokens` : undefined), ...assistantBody(item, folds, tools));
       break;
     case "toolResult":
       node.append(

@@ -5,6 +5,7 @@ import { describeInvalidMessage, isHostToWebviewMessage } from "../../src/protoc
 import type { HostToWebviewMessage, TreeMessage, TreeSelection, TreeSessionInfo, TreeStatus, WebviewToHostMessage } from "../../src/protocol/messages";
 import { ReadOnlyBanner } from "./banner";
 import { el, listen, type Disposable } from "../shared/dom";
+import { DetailsLayout } from "./details-layout";
 import { EntryDetails } from "./entry-details";
 import { treeKeyAction, type TreeKeyAction } from "./keyboard";
 import { emptyText, statusText } from "./page-text";
@@ -45,6 +46,8 @@ export class TreeApp implements Disposable {
   private readonly filter: Choice<FilterMode>;
   private readonly banner: ReadOnlyBanner;
   private readonly details: EntryDetails;
+  /** Where the side view's details go (the editor tab always has them beside). */
+  private readonly detailsLayout: DetailsLayout | undefined;
   private readonly nameLine = el("div", "session-name");
   private readonly empty = el("div", "empty");
   private readonly status = el("div", "status");
@@ -115,8 +118,16 @@ export class TreeApp implements Disposable {
       this.details.panel.element.classList.add("beside");
       root.append(treePane, this.details.panel.element);
     } else {
-      treePane.append(this.details.panel.element, this.status);
+      treePane.append(this.status);
       root.append(treePane);
+      const layout = new DetailsLayout(root, treePane, this.details.panel.element, this.ui, () => ({
+        rowHeight: this.list.rowHeight,
+        chrome: treePane.clientHeight - this.list.element.clientHeight - (this.details.panel.element.hidden ? 0 : this.details.panel.element.offsetHeight),
+      }), () => this.saveNow());
+      toolbar.append(layout.toggle);
+      layout.layout();
+      this.detailsLayout = layout;
+      this.disposables.push(layout);
     }
     this.disposables.push(
       this.banner,
@@ -214,7 +225,7 @@ export class TreeApp implements Disposable {
     // With nothing to draw the message takes the list's place, at the top.
     this.list.element.hidden = this.cache.rowCount === 0;
     this.empty.textContent = emptyText(this.hasState, session);
-    this.status.textContent = statusText(session, this.treeStatus, this.filterValue);
+    this.status.textContent = statusText(session, this.treeStatus, this.filterValue, this.query);
     this.updateDetails();
   }
 
@@ -280,6 +291,7 @@ export class TreeApp implements Disposable {
 
   private resize(width: number): void {
     if (width <= 0) return;
+    this.detailsLayout?.layout();
     const wrap = width < WRAP_BELOW_PX;
     this.list.element.classList.toggle("wrap", wrap);
     this.list.setRowHeight(wrap ? WRAPPED_ROW_HEIGHT : ROW_HEIGHT);
@@ -397,6 +409,11 @@ export class TreeApp implements Disposable {
 
   private post(message: WebviewToHostMessage): void {
     this.api.postMessage(message);
+  }
+
+  /** Saves at once what the user just chose (the details toggle, their height). */
+  private saveNow(): void {
+    this.api.setState(this.ui);
   }
 
   private scheduleSave(): void {

@@ -1,5 +1,6 @@
 import type { EntryDetails } from "../../src/protocol/messages";
 import { codicon, el } from "../shared/dom";
+import { renderMarkdown } from "../shared/markdown";
 
 /** What the panel shows about the selected compaction or branch summary. */
 export interface DetailsHeader {
@@ -13,7 +14,8 @@ export type DetailsBody = { state: "loading" } | { state: "ready"; details: Entr
 
 /**
  * The pane under the tree that shows a compaction's or branch summary's full text, fetched from
- * the host on demand. Rendered as text only.
+ * the host on demand. The text is markdown (what a model wrote), rendered sanitised as the chat
+ * renders it; file lists are text.
  */
 export class DetailsPanel {
   readonly element: HTMLElement;
@@ -60,7 +62,10 @@ export class DetailsPanel {
     }
     const d = body.details;
     const text = d.kind === "text" ? d.text : d.summary;
-    this.body.appendChild(el("div", "details-text", text || "(empty summary)"));
+    const textBlock = el("div", "details-text md");
+    if (text) renderMarkdown(textBlock, text);
+    else textBlock.textContent = "(empty summary)";
+    this.body.appendChild(textBlock);
     if (d.kind === "compaction") {
       this.appendFiles("Read", d.readFiles);
       this.appendFiles("Modified", d.modifiedFiles);

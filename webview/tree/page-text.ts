@@ -10,9 +10,16 @@ export function emptyText(hasState: boolean, session: TreeSessionInfo | null): s
   return "No entries match the filter or search.";
 }
 
-/** The status line: how many entries are drawn, the filter, and whether the leaf is hidden. */
-export function statusText(session: TreeSessionInfo | null, status: TreeStatus, filter: FilterMode): string {
+/**
+ * The status line: how many entries are drawn, the search they match (a search that matches
+ * every row still says it is on), the filter, and whether the leaf is hidden.
+ */
+export function statusText(session: TreeSessionInfo | null, status: TreeStatus, filter: FilterMode, query = ""): string {
   if (session === null) return "";
-  const hiddenLeaf = status.leafHidden ? " · leaf hidden by filter" : "";
-  return `${formatCount(status.shown)} of ${formatCount(status.total)} entries · ${FILTER_MODE_NAMES[filter]}${hiddenLeaf}`;
+  const hiddenLeaf = status.leafHidden ? " · current entry hidden by the filter" : "";
+  const search = query.trim();
+  const shown = search === ""
+    ? `${formatCount(status.shown)} of ${formatCount(status.total)} entries`
+    : `${formatCount(status.shown)} of ${formatCount(status.total)} entries match “${search.length > 40 ? `${search.slice(0, 40)}…` : search}”`;
+  return `${shown} · ${FILTER_MODE_NAMES[filter]}${hiddenLeaf}`;
 }

@@ -53,7 +53,12 @@ export function createRowParts(slotId: string): RowParts {
   for (const part of [parts.guides, parts.twisty, parts.marker, parts.icon]) part.setAttribute("aria-hidden", "true");
   // Badges come before the text so that, when rows wrap in a narrow view, a label stays on the
   // first line; in a wide view the stylesheet moves them after the text.
-  root.append(parts.guides, parts.twisty, parts.marker, parts.icon, parts.tag, parts.badges, parts.text);
+  // Everything but the guides sits in one body: in a wide view it lays out as if it were not there
+  // (display: contents); in a narrow one it is the block that wraps, with a hanging indent, and that
+  // the row centres when its text takes one line.
+  const body = el("span", "body");
+  body.append(parts.twisty, parts.marker, parts.icon, parts.tag, parts.badges, parts.text);
+  root.append(parts.guides, body);
   return parts;
 }
 

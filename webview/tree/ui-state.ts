@@ -1,12 +1,13 @@
 import { isFilterMode } from "../../src/core/tree/filters";
 import type { SavedTreeState } from "../../src/protocol/messages";
+import type { DetailsPrefs } from "./details-layout";
 
 /**
  * What survives the webview being hidden and shown (the page is destroyed without
  * `retainContextWhenHidden`): saved with `setState`, offered to the host in `ready`. The host
  * keeps the tree's state itself; this restores the scroll position, and the rest after a reload.
  */
-export interface UiState extends SavedTreeState {
+export interface UiState extends SavedTreeState, DetailsPrefs {
   version: 2;
 }
 
@@ -30,6 +31,8 @@ export function parseUiState(saved: unknown): UiState | undefined {
   if (typeof s.query === "string") state.query = s.query.slice(0, 200);
   if (Array.isArray(s.folded)) state.folded = s.folded.filter(isId).slice(0, MAX_IDS);
   if (Array.isArray(s.selection)) state.selection = s.selection.filter(isId).slice(-2);
+  if (typeof s.details === "boolean") state.details = s.details;
+  if (typeof s.detailsHeight === "number" && Number.isFinite(s.detailsHeight) && s.detailsHeight > 0) state.detailsHeight = Math.min(10_000, Math.round(s.detailsHeight));
   return state;
 }
 

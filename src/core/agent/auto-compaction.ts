@@ -85,6 +85,20 @@ export function measureContextUsage(path: readonly SessionEntry[], contextMessag
     }
     if (!known) return { tokens: null, contextWindow, percent: null };
   }
-  const tokens = estimateContextTokens(contextMessages).tokens;
+  const tokens = estimateContextTokens(withReportedUsageOnly(contextMessages)).tokens;
   return { tokens, contextWindow, percent: (tokens / contextWindow) * 100 };
+}
+
+/**
+ * The messages with the usage of replies that report none (all zeros: a provider that sends no
+ * usage, a reply stopped before it came) left out, so that the measure goes back to the last reply
+ * that reported some and estimates the rest, instead of counting the context as empty.
+ */
+function withReportedUsageOnly(messages: readonly AgentMessage[]): readonly AgentMessage[] {
+  if (!messages.some(zeroUsageReply)) return messages;
+  return messages.map((m) => (zeroUsageReply(m) ? { ...m, usage: undefined } as unknown as AgentMessage : m));
+}
+
+function zeroUsageReply(m: AgentMessage): boolean {
+  return m.role === "assistant" && m.usage !== undefined && calculateContextTokens(m.usage) === 0;
 }

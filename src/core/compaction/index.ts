@@ -7,3 +7,4 @@ export * from "./prompts";
 export * from "./serialize-conversation";
 export * from "./summary-requests";
 export * from "./tokens";
+export * from "./compaction-report";

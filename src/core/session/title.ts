@@ -48,3 +48,10 @@ function textOfEntry(sm: SessionReader, id: string): string | undefined {
 export function openSessionTitle(sm: SessionReader): string {
   return sessionTitle({ name: sm.getSessionName(), firstMessage: firstUserMessage(sm) });
 }
+
+/** What a fork says once done: the new session by its title (its file name means nothing to a reader). */
+export function forkNotice(newTitle: string): string {
+  return newTitle === UNTITLED_SESSION
+    ? "Forked into a new session, open now (it ends before the first message); the original is unchanged."
+    : `Forked into a new session, \u201c${newTitle}\u201d, open now; the original is unchanged.`;
+}

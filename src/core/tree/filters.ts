@@ -25,6 +25,15 @@ export function isFilterMode(value: unknown): value is FilterMode {
 /** Bookkeeping entries that never reach the model: hidden by "default" and "no-tools". */
 const SETTINGS_TYPES: ReadonlySet<string> = new Set(["label", "custom", "model_change", "thinking_level_change", "session_info"]);
 
+/**
+ * Whether an entry of this type is bookkeeping that never reaches the model (a label, a custom
+ * entry, a model or thinking change, a session name): a leaf made of these sits at the same place
+ * in the conversation as the entry they hang under.
+ */
+export function isBookkeepingType(type: string): boolean {
+  return SETTINGS_TYPES.has(type);
+}
+
 /** Whether a filter's rules look at labels (a label change then changes what is shown). */
 export function filterUsesLabels(mode: FilterMode): boolean {
   return mode === "labeled-only";

@@ -1,5 +1,5 @@
 import { runSteps, type Steps } from "../util/steps";
-import { passesFilterFacts, type FilterMode } from "./filters";
+import { isBookkeepingType, passesFilterFacts, type FilterMode } from "./filters";
 import { matchesSearch, parseSearchQuery, searchableText } from "./search";
 import { NONE, TreeIndex, type TreeSource } from "./tree-index";
 import { TreeRows } from "./tree-rows";
@@ -304,10 +304,23 @@ export class TreeModel {
     if (this.leafNode !== NONE) {
       const exact = this.rowsValue.rowOf(this.leafNode);
       const row = exact >= 0 ? exact : this.rowsValue.nearestRow(this.leafNode);
-      if (row >= 0) value = { row, exact: exact >= 0 };
+      if (row >= 0) value = { row, exact: exact >= 0 || this.onlyBookkeepingBelow(row) };
     }
     this.leafRowCache = { version: this.versionValue, value };
     return value;
+  }
+
+  /**
+   * Whether everything between the drawn row and the hidden leaf is bookkeeping (a session name,
+   * a label, a model change...): the row then stands at the leaf's place in the conversation, and
+   * is drawn as the leaf (a Pi session whose last entry names it is not "hidden by the filter").
+   */
+  private onlyBookkeepingBelow(row: number): boolean {
+    const drawn = this.rowsValue.nodeAt(row);
+    for (let n = this.leafNode; n !== NONE && n !== drawn; n = this.indexValue.parent(n)) {
+      if (!isBookkeepingType(this.indexValue.typeAt(n))) return false;
+    }
+    return true;
   }
 
   /** The span of the focused compaction, if the focus is one. */

@@ -102,8 +102,13 @@ export function createChatActions(deps: ChatActionDeps): ChatActions {
         return run("arbor.cloneSession");
       case "resume":
         return run("arbor.resumeSession");
-      case "tree":
-        return run("arbor.conversationTree.focus");
+      case "tree": {
+        // Shown already, focusing it changes nothing one can see: the leaf is selected and scrolled to as well.
+        await run("arbor.conversationTree.focus");
+        const leaf = host.current?.getLeafId();
+        if (leaf) deps.revealEntry(leaf);
+        return;
+      }
       case "model":
         return run("arbor.selectModel");
       case "thinking": {

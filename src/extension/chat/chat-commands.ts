@@ -1,5 +1,5 @@
 import * as vscode from "vscode";
-import { formatTokens } from "../../core/tree/entry-view";
+import { compactionReport, replacedEntryCount } from "../../core/compaction/compaction-report";
 import { registerCommandSet } from "../register-commands";
 import type { SessionHost } from "../session-host";
 import type { ChatViews } from "./chat-view";
@@ -27,7 +27,9 @@ export async function compactSession(host: SessionHost, instructions: string | u
     vscode.window.setStatusBarMessage(outcome.by === "extension" ? "An extension cancelled the compaction" : "Compaction cancelled", 4000);
     return;
   }
-  vscode.window.setStatusBarMessage(`$(fold) Compacted ${formatTokens(outcome.result.tokensBefore)} tokens of history into a summary`, 5000);
+  const result = outcome.result;
+  const replaced = replacedEntryCount(session.sessionManager.getBranch(result.entryId), result.firstKeptEntryId);
+  vscode.window.setStatusBarMessage(`$(fold) ${compactionReport(replaced, result.tokensBefore)}`, 5000);
 }
 
 export function registerChatCommands(host: SessionHost, views: ChatViews, log: vscode.LogOutputChannel): vscode.Disposable[] {

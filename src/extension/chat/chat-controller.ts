@@ -23,6 +23,7 @@ import type { SessionHost } from "../session-host";
 import { ChatTranscript, type TranscriptUpdate } from "./chat-transcript";
 import { chatSessionTitle } from "./chat-title";
 import { contextFileRefs, openContextFile } from "./chat-resources";
+import { insertAtCursor } from "./insert-code";
 
 /** Where the controller's messages go: one per open chat webview (the side view, the editor panel). */
 export interface ChatSurface {
@@ -419,6 +420,9 @@ export class ChatController implements vscode.Disposable {
       case "copy":
         await vscode.env.clipboard.writeText(m.text);
         vscode.window.setStatusBarMessage("$(copy) Copied", 2000);
+        return;
+      case "insertCode":
+        await insertAtCursor(m.text);
         return;
       case "revealEntry":
         return this.actions.revealEntry(m.entryId);

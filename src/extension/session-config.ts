@@ -2,6 +2,7 @@ import * as vscode from "vscode";
 import type { AgentSessionConfig } from "../core/agent/agent-session";
 import type { SessionManager } from "../core/session/session-manager";
 import type { ModelService } from "./models/model-service";
+import { vscodeRipgrep } from "./builtin-tools-config";
 import { SECTION } from "./settings";
 
 /**
@@ -14,6 +15,7 @@ export function sessionConfig(models: ModelService, outputDirectory: string): (s
     return {
       ...(await models.sessionConfig()),
       allowShell: vscode.workspace.isTrusted,
+      ripgrep: vscodeRipgrep(),
       outputDirectory,
       compaction: {
         enabled: c.get<boolean>("compaction.enabled", true),

@@ -64,9 +64,9 @@ describe("AgentSession tool loop", () => {
     await session.prompt("try things");
     const [outside, unknown, edit] = toolResults(sm.getBranch());
     assert.equal(outside!.isError, true);
-    assert.match(resultText(outside!), /outside the session's working directory/);
+    assert.match(resultText(outside!), /No one could be asked to approve this read of .*secret\.txt, which is outside the session's folder/);
     assert.equal(unknown!.isError, true);
-    assert.equal(resultText(unknown!), TOOL_MESSAGES.unknown("launch_rockets", ["read", "write", "edit", "bash"]));
+    assert.equal(resultText(unknown!), TOOL_MESSAGES.unknown("launch_rockets", ["read", "write", "edit", "bash", "grep", "find", "ls"]));
     assert.equal(edit!.isError, true);
     assert.match(resultText(edit!), /more than once/);
     assert.equal(readFileSync(join(kit.cwd, "a.txt"), "utf8"), "one two two\n", "a failed edit changes nothing");
@@ -98,7 +98,7 @@ describe("AgentSession tool loop", () => {
 
   it("does not offer disabled tools, and refuses them if called anyway", async () => {
     const { sm, session } = await makeSession(kit, { toolPolicy: { disabledTools: ["write"] } });
-    assert.deepEqual(session.getToolDefinitions().map((d) => d.name), ["read", "edit", "bash"]);
+    assert.deepEqual(session.getToolDefinitions().map((d) => d.name), ["read", "edit", "bash", "grep", "find", "ls"]);
     kit.server.script(reply.toolCall({ name: "write", arguments: { path: "x.txt", content: "x" } }), reply.text("ok"));
     await session.prompt("go");
     assert.equal(resultText(toolResults(sm.getBranch())[0]!), TOOL_MESSAGES.disabled("write"));

@@ -27,7 +27,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     for (const tool of input.tools) lines.push(`- ${tool.name}: ${tool.description}`);
     lines.push(
       "",
-      "Use tools rather than guessing at file contents. Paths are relative to the working directory, and tools only reach files inside it.",
+      "Use tools rather than guessing at file contents. Paths are relative to the working directory; the user is asked before a tool reads outside the workspace, and changes stay inside the working directory.",
       "Read a file before editing it; edits replace exact text, so copy the text to replace precisely.",
     );
   } else {

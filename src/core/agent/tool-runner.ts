@@ -137,7 +137,7 @@ export class ToolSet {
       if (!allowed) return error(TOOL_MESSAGES.declined(call.name));
     }
     const admission = await this.guard.admitCall(tool, call, options.signal);
-    if (admission) return error(admission.cancelled || options.signal.aborted ? TOOL_MESSAGES.cancelled : admission.text);
+    if (admission.refusal) return error(admission.refusal.cancelled || options.signal.aborted ? TOOL_MESSAGES.cancelled : admission.refusal.text);
     const context: ToolContext = {
       cwd: options.cwd,
       toolCallId: call.id,
@@ -148,6 +148,7 @@ export class ToolSet {
       onUpdate: options.onUpdate ? (text) => options.onUpdate!(call.id, text) : undefined,
       processGroups: options.processGroups,
       commandTimeoutMs: this.policy.commandTimeoutMs,
+      readableRoots: admission.readableRoots,
     };
     try {
       return await tool.execute(args, context);
@@ -173,6 +174,7 @@ function withSafetyOf(builtin: AgentTool, tool: AgentTool): AgentTool {
     runsShell: tool.runsShell === true || builtin.runsShell === true,
     readOnly: tool.readOnly === true && builtin.readOnly === true,
     writesFile: tool.writesFile ?? builtin.writesFile,
+    readsPath: tool.readsPath ?? builtin.readsPath,
   };
   // Object.create keeps the tool's own prototype methods (`execute` may be one) and `this`.
   return Object.assign(Object.create(tool) as AgentTool, safety);

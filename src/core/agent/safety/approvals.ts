@@ -6,12 +6,15 @@
 import { resolve } from "node:path";
 import type { ToolCall } from "../../session/types";
 import { isInside, realOrNearest } from "../tools/paths";
+import { resolveToolPath } from "../tools/readable-paths";
 import type { AgentTool } from "../tools/tool";
 
 /** Something the agent is about to do that the user decides on. */
 export type ApprovalRequest =
   /** A shell command from the model (the bash tool). */
   | { kind: "command"; toolName: string; toolCallId: string; command: string; cwd: string }
+  /** A read (read, grep, find, ls) of a path outside the session's folder, the workspace's folders and the host's readable roots. */
+  | { kind: "outside-read"; toolName: string; toolCallId: string; requested: string; path: string; cwd: string; workspaceFolders: readonly string[] }
   /** A write or edit whose target lies outside every workspace folder. */
   | { kind: "outside-write"; toolName: string; toolCallId: string; requested: string; path: string; cwd: string; workspaceFolders: readonly string[] }
   /** The session's working folder is not in the open workspace: may its tools run there at all? Asked once. */
@@ -21,8 +24,9 @@ export type ApprovalRequest =
 export type ApprovalAnswer = "once" | "session" | "deny";
 
 /**
- * The auto-approve setting: "never" asks every time; "commands" runs bash commands without asking;
- * "always" also writes outside the workspace without asking. A session folder outside the workspace
+ * The auto-approve setting: "never" asks every time; "commands" runs bash commands (and reads outside
+ * the workspace, which a command could make anyway) without asking; "always" also writes outside the
+ * workspace without asking. A session folder outside the workspace
  * is asked about whatever the setting says: it decides where everything else happens.
  */
 export type AutoApprove = "never" | "commands" | "always";
@@ -46,11 +50,25 @@ export function isInsideFolders(path: string, folders: readonly string[]): boole
 /**
  * The approval a tool call needs before it runs, or undefined when it needs none: shell tools
  * always ask; file-writing tools ask when the file they write lies outside the workspace folders
- * (by default the session's folder is the workspace); other tools never ask.
+ * (by default the session's folder is the workspace); reading tools ask when what they read lies
+ * outside the session's folder, the workspace folders and `readableRoots`; other tools never ask.
  */
-export function approvalRequestFor(tool: AgentTool, call: ToolCall, cwd: string, workspaceFolders: readonly string[] | undefined): ApprovalRequest | undefined {
+export function approvalRequestFor(
+  tool: AgentTool,
+  call: ToolCall,
+  cwd: string,
+  workspaceFolders: readonly string[] | undefined,
+  readableRoots: readonly string[] = [],
+): ApprovalRequest | undefined {
   const args = call.arguments ?? {};
   if (tool.runsShell) return { kind: "command", toolName: call.name, toolCallId: call.id, command: commandText(args), cwd };
+  const read = tool.readsPath?.(args);
+  if (read !== undefined && read.trim() !== "") {
+    const folders = workspaceFolders ?? [cwd];
+    const path = resolveToolPath(cwd, read);
+    if (isInsideFolders(path, [cwd, ...folders, ...readableRoots])) return undefined;
+    return { kind: "outside-read", toolName: call.name, toolCallId: call.id, requested: read, path: realOrNearest(path), cwd, workspaceFolders: folders };
+  }
   const requested = tool.writesFile?.(args);
   if (requested === undefined || requested.trim() === "") return undefined;
   const folders = workspaceFolders ?? [cwd];
@@ -64,6 +82,8 @@ export function isAutoApproved(setting: AutoApprove | undefined, request: Approv
   switch (request.kind) {
     case "command":
       return setting === "commands" || setting === "always";
+    case "outside-read":
+      return setting === "commands" || setting === "always";
     case "outside-write":
       return setting === "always";
     case "working-folder":
@@ -73,7 +93,7 @@ export function isAutoApproved(setting: AutoApprove | undefined, request: Approv
 
 /**
  * What "Allow for this session" covers: every request of the same kind for the rest of the
- * session (every later command; every later write outside the workspace). The grants live with
+ * session (every later command; every later read, or write, outside the workspace). The grants live with
  * one agent session, so a session replacement or reload drops them.
  */
 export class SessionApprovals {
@@ -98,6 +118,8 @@ export function deniedMessage(request: ApprovalRequest, asked: boolean): string 
   switch (request.kind) {
     case "command":
       return `${who} this command, so it did not run. Do not try to reach the same result another way; ask the user how to proceed.`;
+    case "outside-read":
+      return `${who} this ${request.toolName} of ${request.path}, which is outside the session's folder and the workspace, so nothing was read. Ask the user for what you need from it, or work inside the workspace.`;
     case "outside-write":
       return `${who} this ${request.toolName} of ${request.path}, which is outside the workspace, so nothing was written.`;
     case "working-folder":

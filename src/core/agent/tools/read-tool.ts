@@ -1,6 +1,6 @@
 import { extname } from "node:path";
 import { truncateHead } from "../output/output-limits";
-import { openInside } from "./confined-files";
+import { openReadable } from "./readable-paths";
 import { optionalPositiveInt, requireString, textOutcome, type AgentTool, type ToolOutcome } from "./tool";
 
 const IMAGE_TYPES: Readonly<Record<string, string>> = {
@@ -19,6 +19,7 @@ export function createReadTool(): AgentTool {
   return {
     capsOwnOutput: true,
     readOnly: true,
+    readsPath: (args) => (typeof args.path === "string" ? args.path : undefined),
     definition: {
       name: "read",
       description:
@@ -38,7 +39,7 @@ export function createReadTool(): AgentTool {
       const requested = requireString(args, "path");
       const offset = optionalPositiveInt(args, "offset") ?? 1;
       const limit = optionalPositiveInt(args, "limit");
-      const file = await openInside(context.cwd, requested, "read");
+      const file = await openReadable(context.cwd, requested, [context.cwd, ...(context.readableRoots ?? [])]);
       let body: Buffer;
       let mimeType: string | undefined;
       try {

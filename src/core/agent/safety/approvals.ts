@@ -6,7 +6,7 @@
 import { resolve } from "node:path";
 import type { ToolCall } from "../../session/types";
 import { isInside, realOrNearest } from "../tools/paths";
-import { resolveToolPath } from "../tools/readable-paths";
+import { insideAnyRoot, resolveToolPath } from "../tools/readable-paths";
 import type { AgentTool } from "../tools/tool";
 
 /** Something the agent is about to do that the user decides on. */
@@ -65,9 +65,10 @@ export function approvalRequestFor(
   const read = tool.readsPath?.(args);
   if (read !== undefined && read.trim() !== "") {
     const folders = workspaceFolders ?? [cwd];
-    const path = resolveToolPath(cwd, read);
-    if (isInsideFolders(path, [cwd, ...folders, ...readableRoots])) return undefined;
-    return { kind: "outside-read", toolName: call.name, toolCallId: call.id, requested: read, path: realOrNearest(path), cwd, workspaceFolders: folders };
+    // Judged by where the path really leads, as the tool judges what it opened: a link inside that leads out asks.
+    const real = realOrNearest(resolveToolPath(cwd, read));
+    if (insideAnyRoot(real, [cwd, ...folders, ...readableRoots])) return undefined;
+    return { kind: "outside-read", toolName: call.name, toolCallId: call.id, requested: read, path: real, cwd, workspaceFolders: folders };
   }
   const requested = tool.writesFile?.(args);
   if (requested === undefined || requested.trim() === "") return undefined;

@@ -9,6 +9,7 @@ import { strict as assert } from "node:assert";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PhotonImage } from "@silvia-odwyer/photon-node";
 import * as vscode from "vscode";
 import type { AgentSession } from "../../../src/core/agent/agent-session";
 import type { SessionManager } from "../../../src/core/session/session-manager";
@@ -119,6 +120,24 @@ describe("search tools and reads outside the folder in the extension host", func
     await session.prompt("and now?");
     assert.deepEqual(bodyTools(server.requests.length - 1), ["read", "grep"], "read on every request, no rebuild");
     await config().update("tools.active", undefined, vscode.ConfigurationTarget.Global);
+  });
+
+  it("an image read by the tool is scaled down as Pi scales it, with the codec the bundle carries", async () => {
+    const pixels = new Uint8Array(2500 * 500 * 4).fill(200);
+    const picture = new PhotonImage(pixels, 2500, 500);
+    writeFileSync(join(workspace, "wide-test-image.png"), Buffer.from(picture.get_bytes()));
+    picture.free();
+    const { session, sm } = await freshSession();
+    server.script(reply.toolCall({ id: "call_img", name: "read", arguments: { path: "wide-test-image.png" } }), reply.text("A grey strip."));
+    try {
+      await session.prompt("What is in the picture?");
+    } finally {
+      rmSync(join(workspace, "wide-test-image.png"));
+    }
+    const [read] = results(sm);
+    assert.equal(read!.isError, false, textOf(read!));
+    assert.match(textOf(read!), /shown at 2000x400/);
+    assert.deepEqual(read!.details, { image: { originalWidth: 2500, originalHeight: 500, width: 2000, height: 400, mimeType: "image/png" } });
   });
 
   it("a read outside the session's folder shows the read dialog and reads the file after Allow", async () => {

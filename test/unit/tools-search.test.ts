@@ -8,6 +8,8 @@ import { DEFAULT_OUTPUT_LIMITS } from "../../src/core/agent/output/output-limits
 import { createFindTool, createGrepTool, createLsTool, RIPGREP_MISSING_MESSAGE, type AgentTool, type ToolContext, type ToolOutcome } from "../../src/core/agent/tools";
 import { findGlob } from "../../src/core/agent/tools/find-tool";
 import { findOnPath, ripgrepLocator } from "../../src/core/agent/tools/ripgrep";
+import { createGrepTool as createPiGrepTool, createReadTool as createPiReadTool } from "../../src/core/pi-extensions/builtin-tools";
+import { runInToolScope } from "../../src/core/pi-extensions/tool-scope";
 
 function context(cwd: string, extra: Partial<ToolContext> = {}): ToolContext {
   return { cwd, toolCallId: "t", signal: new AbortController().signal, limits: DEFAULT_OUTPUT_LIMITS, allowShell: false, ...extra };
@@ -190,6 +192,24 @@ describe("search tools", () => {
       assert.equal(text(missing), RIPGREP_MISSING_MESSAGE);
       await assert.rejects(run(find, { pattern: "*", path: "a.txt" }), /is a file, not a folder/);
       await assert.rejects(run(find, { pattern: "*", path: root }), /outside the session's working directory/);
+    });
+  });
+
+  describe("Pi's factories for extensions", () => {
+    it("a Pi-made grep uses the session's ripgrep and a Pi-made read the session's readable roots", async () => {
+      write(cwd, { "a.txt": "word\n" });
+      write(root, { "outside/b.txt": "far\n" });
+      const scope = { cwd, allowShell: false, limits: DEFAULT_OUTPUT_LIMITS };
+      const grep = createPiGrepTool(cwd);
+      assert.equal((await runInToolScope(scope, () => grep.execute("g", { pattern: "word" }))).content[0]!.text, "a.txt:1: word");
+      await assert.rejects(
+        runInToolScope({ ...scope, ripgrep: noRipgrep }, () => grep.execute("g", { pattern: "word" })),
+        (error: Error) => error.message === RIPGREP_MISSING_MESSAGE,
+      );
+      const read = createPiReadTool(cwd);
+      const far = join(root, "outside", "b.txt");
+      await assert.rejects(runInToolScope(scope, () => read.execute("r", { path: far })), /outside the session's working directory/);
+      assert.equal((await runInToolScope({ ...scope, readableRoots: [far] }, () => read.execute("r", { path: far }))).content[0]!.text, "far\n");
     });
   });
 

@@ -152,7 +152,7 @@ export class AgentSession implements Disposable {
       restrictionReason: options.restrictionReason,
       emit: (event) => this.emit(event),
     });
-    this.tools = new ToolSet(options.tools ?? createCodingTools({ shellPath: options.shellPath, ripgrep: options.ripgrep }), this.guard, () => this.toolPolicy);
+    this.tools = new ToolSet(options.tools ?? createCodingTools({ shellPath: options.shellPath, ripgrep: options.ripgrep }), this.guard, () => this.toolPolicy, options.ripgrep);
     this.settings = { ...DEFAULT_COMPACTION_SETTINGS, ...options.compaction };
     this.limits = options.outputLimits ?? DEFAULT_OUTPUT_LIMITS;
     this.selection = new ModelSelection(

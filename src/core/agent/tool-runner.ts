@@ -5,6 +5,7 @@ import type { ToolDefinition } from "./providers/provider";
 import type { ToolGuard } from "./safety/tool-guard";
 import type { ToolConfirmationRequest, ToolPolicy } from "./safety/tool-policy";
 import type { ProcessGroups } from "./shell/process-groups";
+import type { RipgrepLocator } from "./tools/ripgrep";
 import type { AgentTool, ToolContext, ToolOutcome } from "./tools/tool";
 
 export type { ToolConfirmationRequest, ToolPolicy } from "./safety/tool-policy";
@@ -42,6 +43,8 @@ export class ToolSet {
     private readonly builtins: readonly AgentTool[],
     private readonly guard: ToolGuard,
     private readonly getPolicy: () => ToolPolicy,
+    /** Handed to every call, for search tools made without their own (extensions' Pi-made ones). */
+    private readonly ripgrep?: RipgrepLocator,
   ) {
     this.index();
   }
@@ -149,6 +152,7 @@ export class ToolSet {
       processGroups: options.processGroups,
       commandTimeoutMs: this.policy.commandTimeoutMs,
       readableRoots: admission.readableRoots,
+      ripgrep: this.ripgrep,
     };
     try {
       return await tool.execute(args, context);

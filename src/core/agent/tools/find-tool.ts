@@ -24,7 +24,7 @@ export function findGlob(pattern: string): string {
  * relative to the searched folder, sorted.
  */
 export function createFindTool(options: { ripgrep?: RipgrepLocator } = {}): AgentTool {
-  const locate = options.ripgrep ?? ripgrepLocator();
+  const fallback = ripgrepLocator();
   return {
     readOnly: true,
     capsOwnOutput: true,
@@ -52,7 +52,7 @@ export function createFindTool(options: { ripgrep?: RipgrepLocator } = {}): Agen
       const limit = optionalPositiveInt(args, "limit") ?? FIND_DEFAULT_LIMIT;
       const target = await readableSearchPath(context.cwd, requested, [context.cwd, ...(context.readableRoots ?? [])]);
       if (!target.stat.isDirectory()) throw new Error(`${requested} is a file, not a folder; find searches folders.`);
-      const rg = locate();
+      const rg = (options.ripgrep ?? context.ripgrep ?? fallback)();
       if (!rg) return textOutcome(RIPGREP_MISSING_MESSAGE, true);
 
       const rgArgs = ["--files", "--hidden", "--no-require-git", "--sort=path", "--color=never", "--glob", findGlob(pattern), "--glob", "!.git", "--", target.path];

@@ -39,7 +39,7 @@ function clean(text: string): string {
  * repository) and skipping `.git`. Rows are `path:line: text`, context rows `path-line- text`.
  */
 export function createGrepTool(options: { ripgrep?: RipgrepLocator } = {}): AgentTool {
-  const locate = options.ripgrep ?? ripgrepLocator();
+  const fallback = ripgrepLocator();
   return {
     readOnly: true,
     capsOwnOutput: true,
@@ -72,7 +72,7 @@ export function createGrepTool(options: { ripgrep?: RipgrepLocator } = {}): Agen
       const contextLines = optionalCount(args, "context") ?? 0;
       const limit = optionalPositiveInt(args, "limit") ?? GREP_DEFAULT_LIMIT;
       const target = await readableSearchPath(context.cwd, requested, [context.cwd, ...(context.readableRoots ?? [])]);
-      const rg = locate();
+      const rg = (options.ripgrep ?? context.ripgrep ?? fallback)();
       if (!rg) return textOutcome(RIPGREP_MISSING_MESSAGE, true);
 
       const rgArgs = ["--json", "--line-number", "--color=never", "--hidden", "--no-require-git", "--sort=path"];

@@ -7,6 +7,7 @@ import type { ImageContent, TextContent } from "../../session/types";
 import type { ToolDefinition } from "../providers/provider";
 import type { OutputLimits } from "../output/output-limits";
 import type { ProcessGroups } from "../shell/process-groups";
+import type { RipgrepLocator } from "./ripgrep";
 
 /** What a tool call gets besides its arguments. */
 export interface ToolContext {
@@ -33,6 +34,8 @@ export interface ToolContext {
    * for the call. Reading tools refuse anything else outside `cwd`.
    */
   readableRoots?: readonly string[];
+  /** The host's ripgrep, for search tools made without one of their own (an extension's Pi-made `grep`). */
+  ripgrep?: RipgrepLocator;
 }
 
 /** A tool's answer; it becomes the `toolResult` message. */

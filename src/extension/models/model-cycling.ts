@@ -2,7 +2,8 @@
  * Model cycling, as Pi's Ctrl+P, Shift+Ctrl+P and Shift+Tab: step the session's model through the
  * scoped models (`arbor.model.enabled`, else Pi's `enabledModels`; every usable model when neither
  * names any), and its thinking level through the levels the model takes. The keybindings act only
- * while the chat has focus (package.json).
+ * while the chat has focus (package.json); the backward one only on macOS, since elsewhere
+ * Ctrl+Shift+P is the Command Palette.
  */
 import * as vscode from "vscode";
 import { THINKING_LEVELS } from "../../core/session/types";

@@ -100,6 +100,8 @@ function copyAssets() {
   const codicons = join(root, "node_modules/@vscode/codicons/dist");
   mkdirSync(join(root, "dist/codicons"), { recursive: true });
   for (const f of ["codicon.css", "codicon.ttf"]) cpSync(join(codicons, f), join(root, "dist/codicons", f));
+  // Photon (the read tool's image resizing) loads its WebAssembly from the folder of the bundle that holds it.
+  cpSync(join(root, "node_modules/@silvia-odwyer/photon-node/photon_rs_bg.wasm"), join(root, "dist/photon_rs_bg.wasm"));
 }
 
 copyAssets();

@@ -105,6 +105,14 @@ export function approvalDialog(request: ApprovalRequest): ApprovalDialog {
         buttons: all,
       };
     }
+    case "outside-read":
+      return {
+        message: `The agent wants to ${request.toolName === "read" ? "read a file" : `search (${request.toolName})`} outside the workspace`,
+        detail:
+          `${visibleText(request.path)}\n\nThe session's folder: ${request.cwd}\nThe workspace: ${folderList(request.workspaceFolders)}\n\n` +
+          `"${ALLOW_FOR_SESSION}" also lets the agent's later reads outside the workspace through, in this session.`,
+        buttons: all,
+      };
     case "outside-write":
       return {
         message: `The agent wants to ${request.toolName === "edit" ? "edit" : "write"} a file outside the workspace`,

@@ -3,6 +3,7 @@ import type { AgentSessionConfig } from "../core/agent/agent-session";
 import type { LoadedResources } from "../core/resources";
 import type { SessionManager } from "../core/session/session-manager";
 import type { ModelService } from "./models/model-service";
+import { vscodeRipgrep } from "./builtin-tools-config";
 import { SECTION } from "./settings";
 
 /** An Arbor setting's value where the user set it (any scope), else undefined: then Pi's settings.json decides. */
@@ -24,6 +25,7 @@ export function sessionConfig(models: ModelService, outputDirectory: string, res
     return {
       ...(await models.sessionConfig()),
       allowShell: vscode.workspace.isTrusted,
+      ripgrep: vscodeRipgrep(),
       outputDirectory,
       ...(resources ? { resources } : {}),
       ...(pi?.shellPath ? { shellPath: pi.shellPath } : {}),

@@ -4,6 +4,7 @@ import { AUTO_APPROVE_VALUES, type AutoApprove } from "../core/agent/safety/appr
 import { protectedPatterns } from "../core/agent/safety/protected-paths";
 import type { ToolPolicy } from "../core/agent/tool-runner";
 import type { SessionManager } from "../core/session/session-manager";
+import { inactiveBuiltinTools } from "./builtin-tools-config";
 import { SECTION } from "./settings";
 import type { ToolApprovals } from "./tool-approvals";
 
@@ -47,7 +48,8 @@ function workspaceFolders(): string[] {
 
 /**
  * Adds the tool-safety part to what every agent session of this window gets: the approval dialogs,
- * the auto-approve setting, the workspace folders and the command timeout (read on every call, so
+ * the auto-approve setting, the workspace folders, the command timeout and the active built-in tools
+ * (`arbor.tools.active`) (read on every call, so
  * changing them needs no rebuild), and Restricted Mode in an untrusted workspace (no shell, no
  * writes; granting trust rebuilds the session).
  */
@@ -60,9 +62,12 @@ export function withToolSafety(
     const trusted = vscode.workspace.isTrusted;
     const base = config.toolPolicy ?? {};
     const toolPolicy: ToolPolicy = {
-      disabledTools: base.disabledTools,
+      get disabledTools() {
+        return [...(base.disabledTools ?? []), ...inactiveBuiltinTools()];
+      },
       confirmTools: base.confirmTools,
       confirm: base.confirm,
+      readableRoots: base.readableRoots,
       approve: (request, signal) => approvals.ask(request, signal),
       get autoApprove() {
         return readAutoApprove();

@@ -62,7 +62,7 @@ describe("Restricted Mode in a real VS Code (e2e)", function () {
     await sendInChat(session!.workbench, "Create from-tool.txt");
     await waitUntil("the second request, after the refused call", () => completions().length >= before + 2, 60_000);
     const first = completions()[before]!.body as { tools?: { function: { name: string } }[] };
-    assert.deepEqual((first.tools ?? []).map((t) => t.function.name), ["read"]);
+    assert.deepEqual((first.tools ?? []).map((t) => t.function.name), ["read", "grep", "find", "ls"]);
     assert.match(JSON.stringify(completions()[before + 1]!.body), /Shell commands are disabled in this workspace/);
     assert.equal(await modalDialog(session!.page).count(), 0, "no approval was asked for");
     assert.equal(existsSync(join(workspace, "from-tool.txt")), false);

@@ -57,7 +57,7 @@ describe("AgentSession prompting", () => {
     assert.deepEqual(sentMessages(kit.server, 0), await expectedChatMessages(kit, SYSTEM, sm.buildSessionContext(path[0]!.id)));
     assert.deepEqual(sentMessages(kit.server, 1), await expectedChatMessages(kit, SYSTEM, sm.buildSessionContext(path[2]!.id)));
     const body = kit.server.requests[0]!.body as { tools?: { function: { name: string } }[] };
-    assert.deepEqual(body.tools?.map((t) => t.function.name), ["read", "write", "edit", "bash"]);
+    assert.deepEqual(body.tools?.map((t) => t.function.name), ["read", "write", "edit", "bash", "grep", "find", "ls"]);
 
     await sm.flush();
     const lines = readLines(sm.getSessionFile()!);
@@ -74,7 +74,7 @@ describe("AgentSession prompting", () => {
     const system = sentMessages(kit.server, 0)[0] as { role: string; content: string };
     assert.equal(system.role, "system");
     assert.ok(system.content.includes(kit.cwd), "names the working directory");
-    for (const tool of ["read", "write", "edit", "bash"]) assert.ok(system.content.includes(`- ${tool}:`), `lists ${tool}`);
+    for (const tool of ["read", "write", "edit", "bash", "grep", "find", "ls"]) assert.ok(system.content.includes(`- ${tool}:`), `lists ${tool}`);
     await session.close();
     await sm.close();
   });

@@ -64,11 +64,11 @@ describe("AgentSession tool loop", () => {
     await session.prompt("try things");
     const [outside, unknown, edit] = toolResults(sm.getBranch());
     assert.equal(outside!.isError, true);
-    assert.match(resultText(outside!), /outside the session's working directory/);
+    assert.match(resultText(outside!), /No one could be asked to approve this read of .*secret\.txt, which is outside the session's folder/);
     assert.equal(unknown!.isError, true);
-    assert.equal(resultText(unknown!), TOOL_MESSAGES.unknown("launch_rockets", ["read", "write", "edit", "bash"]));
+    assert.equal(resultText(unknown!), TOOL_MESSAGES.unknown("launch_rockets", ["read", "write", "edit", "bash", "grep", "find", "ls"]));
     assert.equal(edit!.isError, true);
-    assert.match(resultText(edit!), /more than once/);
+    assert.match(resultText(edit!), /occurs 2 times in a\.txt; it must occur once/);
     assert.equal(readFileSync(join(kit.cwd, "a.txt"), "utf8"), "one two two\n", "a failed edit changes nothing");
     await session.close();
     await sm.close();
@@ -98,7 +98,7 @@ describe("AgentSession tool loop", () => {
 
   it("does not offer disabled tools, and refuses them if called anyway", async () => {
     const { sm, session } = await makeSession(kit, { toolPolicy: { disabledTools: ["write"] } });
-    assert.deepEqual(session.getToolDefinitions().map((d) => d.name), ["read", "edit", "bash"]);
+    assert.deepEqual(session.getToolDefinitions().map((d) => d.name), ["read", "edit", "bash", "grep", "find", "ls"]);
     kit.server.script(reply.toolCall({ name: "write", arguments: { path: "x.txt", content: "x" } }), reply.text("ok"));
     await session.prompt("go");
     assert.equal(resultText(toolResults(sm.getBranch())[0]!), TOOL_MESSAGES.disabled("write"));
@@ -214,7 +214,7 @@ describe("core tools", () => {
 
   it("applyEdits applies unique, non-overlapping replacements together or not at all", () => {
     assert.equal(applyEdits("a b c", [{ oldText: "a", newText: "A" }, { oldText: "c", newText: "C" }]), "A b C");
-    assert.throws(() => applyEdits("a b", [{ oldText: "z", newText: "" }]), /Edit 1: the text to replace was not found/);
+    assert.throws(() => applyEdits("a b", [{ oldText: "z", newText: "" }]), /The text to replace was not found/);
     assert.throws(() => applyEdits("abc", [{ oldText: "ab", newText: "" }, { oldText: "bc", newText: "" }]), /overlap/);
   });
 });

@@ -55,12 +55,12 @@ describe("Pi's auth.json and settings.json", () => {
     await assert.rejects(readPiAuthFile(path), /is not valid JSON/);
   });
 
-  it("reads Pi's default model and level from settings.json, ignoring what is not valid", async () => {
+  it("reads Pi's default model and level and its scoped models from settings.json, ignoring what is not valid", async () => {
     const path = join(tmp.dir, "settings.json");
     writeFileSync(path, JSON.stringify({ defaultProvider: "anthropic", defaultModel: "claude-x", defaultThinkingLevel: "high", theme: "dark" }));
-    assert.deepEqual(await readPiDefaults(path), { provider: "anthropic", model: "claude-x", thinkingLevel: "high" });
-    writeFileSync(path, JSON.stringify({ defaultThinkingLevel: "extreme", defaultModel: 3 }));
-    assert.deepEqual(await readPiDefaults(path), { provider: undefined, model: undefined, thinkingLevel: undefined });
+    assert.deepEqual(await readPiDefaults(path), { provider: "anthropic", model: "claude-x", thinkingLevel: "high", enabledModels: undefined });
+    writeFileSync(path, JSON.stringify({ defaultThinkingLevel: "extreme", defaultModel: 3, enabledModels: ["claude-*", 7, "", "gpt-4o:high"] }));
+    assert.deepEqual(await readPiDefaults(path), { provider: undefined, model: undefined, thinkingLevel: undefined, enabledModels: ["claude-*", "gpt-4o:high"] });
     assert.deepEqual(await readPiDefaults(join(tmp.dir, "missing.json")), {});
   });
 });

@@ -17,8 +17,6 @@ const CANNOT_LOAD: Record<string, RegExp> = {
   "custom-provider-anthropic": /Cannot find module '@anthropic-ai\/sdk'/,
   "with-deps": /Cannot find module 'ms'/,
   sandbox: /Cannot find module '@anthropic-ai\/sandbox-runtime'/,
-  // Replaces the built-in tools' rendering only; Arbor has no find tool to hand it.
-  "minimal-mode.ts": /createFindTool\(\)/,
 };
 
 describe("the census of Pi's example extensions", function () {

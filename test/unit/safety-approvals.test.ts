@@ -12,9 +12,10 @@ import { AgentSession } from "../../src/core/agent/agent-session";
 import { AgentError } from "../../src/core/agent/errors";
 import type { AgentSessionEvent } from "../../src/core/agent/events";
 import { approvalRequestFor, deniedMessage, isAutoApproved, type ApprovalAnswer, type ApprovalRequest, type AutoApprove } from "../../src/core/agent/safety/approvals";
+import { DEFAULT_PROTECTED_PATTERNS } from "../../src/core/agent/safety/protected-paths";
 import { NO_WORKING_FOLDER_MESSAGE } from "../../src/core/agent/safety/working-folder";
 import type { ToolPolicy } from "../../src/core/agent/tool-runner";
-import { createBashTool, createReadTool, createWriteTool } from "../../src/core/agent/tools";
+import { createBashTool, createFindTool, createGrepTool, createLsTool, createReadTool, createWriteTool } from "../../src/core/agent/tools";
 import type { AgentTool } from "../../src/core/agent/tools/tool";
 import { SessionManager } from "../../src/core/session/session-manager";
 import type { ToolResultMessage } from "../../src/core/session/types";
@@ -261,33 +262,48 @@ describe("tool safety: extension tools that override a built-in", () => {
 
     const restricted = await makeSession(kit, { allowShell: false, allowWrites: false });
     restricted.session.setExtensionTools([override("read", ran)]);
-    assert.deepEqual(restricted.session.getToolDefinitions().map((d) => d.name), []);
+    assert.deepEqual(restricted.session.getToolDefinitions().map((d) => d.name), ["grep", "find", "ls"], "only the built-in searches, which are read-only");
     await restricted.session.close();
     await restricted.sm.close();
   });
 });
 
 describe("tool safety: approval rules", () => {
-  it("which calls ask: every shell call; writes outside the workspace; never reads or writes inside", () => {
+  it("which calls ask: every shell call; reads and writes outside the workspace; never reads or writes inside", () => {
     const cwd = "/work/project";
     const call = (name: string, args: Record<string, unknown>) => ({ type: "toolCall" as const, id: "c", name, arguments: args });
     assert.equal(approvalRequestFor(createBashTool(), call("bash", { command: "ls -la" }), cwd, undefined)?.kind, "command");
-    assert.equal(approvalRequestFor(createReadTool(), call("read", { path: "/etc/passwd" }), cwd, undefined), undefined);
+    assert.equal(approvalRequestFor(createReadTool(), call("read", { path: "src/a.ts" }), cwd, undefined), undefined);
+    assert.deepEqual(approvalRequestFor(createReadTool(), call("read", { path: "/etc/hostname" }), cwd, undefined), {
+      kind: "outside-read",
+      toolName: "read",
+      toolCallId: "c",
+      requested: "/etc/hostname",
+      path: "/etc/hostname",
+      cwd,
+      workspaceFolders: [cwd],
+    });
+    assert.equal(approvalRequestFor(createReadTool(), call("read", { path: "../other/a.ts" }), cwd, [cwd, "/work/other"]), undefined, "another workspace folder");
+    assert.equal(approvalRequestFor(createReadTool(), call("read", { path: "/skills/x/SKILL.md" }), cwd, undefined, DEFAULT_PROTECTED_PATTERNS, ["/skills"]), undefined, "a readable root");
+    assert.equal(approvalRequestFor(createGrepTool(), call("grep", { pattern: "x" }), cwd, undefined), undefined, "grep searches the cwd by default");
+    assert.equal(approvalRequestFor(createFindTool(), call("find", { pattern: "*", path: "/" }), cwd, undefined)?.kind, "outside-read");
+    assert.equal(approvalRequestFor(createLsTool(), call("ls", { path: "~" }), cwd, undefined)?.kind, "outside-read", "~ is the home folder");
     assert.equal(approvalRequestFor(createWriteTool(), call("write", { path: "src/a.ts" }), cwd, undefined), undefined);
     assert.equal(approvalRequestFor(createWriteTool(), call("write", { path: "src/a.ts" }), cwd, ["/work/project/src"]), undefined);
     assert.equal(approvalRequestFor(createWriteTool(), call("write", { path: "docs/a.md" }), cwd, ["/work/project/src"])?.kind, "outside-write");
     assert.equal(approvalRequestFor(createWriteTool(), call("write", { path: "../project-old/a" }), cwd, [cwd])?.kind, "outside-write");
   });
 
-  it("what auto-approve covers: commands, then also outside writes; never the session's folder", () => {
+  it("what auto-approve covers: commands and outside reads, then also outside writes; never the session's folder", () => {
     const command: ApprovalRequest = { kind: "command", toolName: "bash", toolCallId: "c", command: "ls", cwd: "/w" };
+    const read: ApprovalRequest = { kind: "outside-read", toolName: "read", toolCallId: "c", requested: "x", path: "/x", cwd: "/w", workspaceFolders: ["/w"] };
     const write: ApprovalRequest = { kind: "outside-write", toolName: "write", toolCallId: "c", requested: "x", path: "/x", cwd: "/w", workspaceFolders: ["/w"] };
     const folder: ApprovalRequest = { kind: "working-folder", cwd: "/elsewhere", workspaceFolders: ["/w"] };
-    const table = (["never", "commands", "always"] as const).map((s) => [command, write, folder].map((r) => isAutoApproved(s, r)));
+    const table = (["never", "commands", "always"] as const).map((s) => [command, read, write, folder].map((r) => isAutoApproved(s, r)));
     assert.deepEqual(table, [
-      [false, false, false],
-      [true, false, false],
-      [true, true, false],
+      [false, false, false, false],
+      [true, true, false, false],
+      [true, true, true, false],
     ]);
     assert.equal(isAutoApproved(undefined, command), false);
   });

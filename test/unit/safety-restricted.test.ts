@@ -27,12 +27,12 @@ describe("tool safety: Restricted Mode", () => {
 
   it("offers only read-only tools, and says why", async () => {
     const { sm, session } = await makeSession(kit, restricted);
-    assert.deepEqual(session.getToolDefinitions().map((d) => d.name), ["read"]);
+    assert.deepEqual(session.getToolDefinitions().map((d) => d.name), ["read", "grep", "find", "ls"]);
     assert.deepEqual(session.getToolRestrictions(), { shell: false, writes: false, reads: true, reason: READ_ONLY_REASON });
     kit.server.script(reply.text("ok"));
     await session.prompt("hello");
     const body = kit.server.requests[0]!.body as { tools?: { function: { name: string } }[] };
-    assert.deepEqual(body.tools?.map((t) => t.function.name), ["read"], "the model is offered read only");
+    assert.deepEqual(body.tools?.map((t) => t.function.name), ["read", "grep", "find", "ls"], "the model is offered the reading tools only");
     await session.close();
     await sm.close();
   });
@@ -44,7 +44,7 @@ describe("tool safety: Restricted Mode", () => {
     await sm.close();
   });
 
-  it("refuses write, edit, bash and unmarked tools called anyway, changing nothing; read still works", async () => {
+  it("refuses write, edit, bash and unmarked tools called anyway, changing nothing; read, grep, find and ls still work", async () => {
     writeFileSync(join(kit.cwd, "a.txt"), "alpha\n");
     let customRan = false;
     const custom: AgentTool = {
@@ -59,11 +59,17 @@ describe("tool safety: Restricted Mode", () => {
         { id: "b", name: "bash", arguments: { command: "touch marker" } },
         { id: "d", name: "deploy", arguments: {} },
         { id: "r", name: "read", arguments: { path: "a.txt" } },
+        { id: "g", name: "grep", arguments: { pattern: "alph" } },
+        { id: "f", name: "find", arguments: { pattern: "*.txt" } },
+        { id: "l", name: "ls", arguments: {} },
       ]),
       reply.text("ok"),
     );
     await session.prompt("try everything");
-    const [w, e, b, d, r] = results(sm.getBranch());
+    const [w, e, b, d, r, g, f, l] = results(sm.getBranch());
+    assert.equal(text(g!), "a.txt:1: alpha", "grep runs in Restricted Mode");
+    assert.equal(text(f!), "a.txt");
+    assert.ok(text(l!).split("\n").includes("a.txt"));
     assert.equal(text(w!), WRITES_DISABLED_MESSAGE);
     assert.equal(text(e!), WRITES_DISABLED_MESSAGE);
     assert.equal(text(b!), SHELL_DISABLED_MESSAGE);
@@ -88,7 +94,7 @@ describe("tool safety: Restricted Mode", () => {
 
   it("outside Restricted Mode the same session offers every tool", async () => {
     const { sm, session } = await makeSession(kit, { toolPolicy: { autoApprove: "always" } });
-    assert.deepEqual(session.getToolDefinitions().map((d) => d.name), ["read", "write", "edit", "bash"]);
+    assert.deepEqual(session.getToolDefinitions().map((d) => d.name), ["read", "write", "edit", "bash", "grep", "find", "ls"]);
     assert.deepEqual(session.getToolRestrictions(), { shell: true, writes: true, reads: true });
     await session.close();
     await sm.close();

@@ -34,7 +34,7 @@ import { ToolGuard, type ToolRestrictions } from "./safety/tool-guard";
 import type { WorkingFolderState } from "./safety/working-folder";
 import { ProcessGroups } from "./shell/process-groups";
 import { ToolSet, type ToolPolicy } from "./tool-runner";
-import { createCodingTools } from "./tools";
+import { createCodingTools, type RipgrepLocator } from "./tools";
 import type { AgentTool } from "./tools/tool";
 import { navigateTree, type NavigateTreeOptions, type NavigateTreeResult } from "./tree-navigation";
 
@@ -55,8 +55,10 @@ export interface AgentSessionConfig {
   defaultModel?: ModelInfo | (() => ModelInfo | undefined);
   /** Used when the session's path has no thinking-level entry (default "off"). */
   defaultThinkingLevel?: ThinkingLevel;
-  /** Default: the core coding tools (read, write, edit, bash). */
+  /** Default: the built-in tools (read, write, edit, bash, grep, find, ls). */
   tools?: readonly AgentTool[];
+  /** Where the built-in `grep` and `find` find ripgrep (default: `rg` on the PATH). */
+  ripgrep?: RipgrepLocator;
   /** Disabled tools, approvals (who asks the user, auto-approve, the workspace folders), the command timeout. */
   toolPolicy?: ToolPolicy;
   /** False (untrusted workspaces) makes `!cmd` and the bash tool refuse. Default true. */
@@ -155,12 +157,13 @@ export class AgentSession implements Disposable {
     this.guard = new ToolGuard({
       session: this.sessionManager,
       policy: () => this.toolPolicy,
+      readableRoots: () => this.getSkillReadRoots(),
       allowShell: this.allowShell,
       allowWrites: options.allowWrites ?? true,
       restrictionReason: options.restrictionReason,
       emit: (event) => this.emit(event),
     });
-    this.tools = new ToolSet(options.tools ?? createCodingTools({ shellPath: options.shellPath }), this.guard, () => this.toolPolicy);
+    this.tools = new ToolSet(options.tools ?? createCodingTools({ shellPath: options.shellPath, ripgrep: options.ripgrep }), this.guard, () => this.toolPolicy, options.ripgrep);
     this.settings = { ...DEFAULT_COMPACTION_SETTINGS, ...options.compaction };
     this.limits = options.outputLimits ?? DEFAULT_OUTPUT_LIMITS;
     this.selection = new ModelSelection(

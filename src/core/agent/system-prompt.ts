@@ -42,7 +42,7 @@ function basePrompt(input: SystemPromptInput): string[] {
     for (const tool of input.tools) lines.push(`- ${tool.name}: ${tool.description}`);
     lines.push(
       "",
-      "Use tools rather than guessing at file contents. Paths are relative to the working directory, and tools only reach files inside it (skill files listed below excepted).",
+      "Use tools rather than guessing at file contents. Paths are relative to the working directory; the user is asked before a tool reads outside the workspace (skill files listed below excepted), and changes stay inside the working directory.",
       "Read a file before editing it; edits replace exact text, so copy the text to replace precisely.",
     );
   } else {

@@ -5,6 +5,7 @@ import type { ToolDefinition } from "./providers/provider";
 import type { ToolGuard } from "./safety/tool-guard";
 import type { ToolConfirmationRequest, ToolPolicy } from "./safety/tool-policy";
 import type { ProcessGroups } from "./shell/process-groups";
+import type { RipgrepLocator } from "./tools/ripgrep";
 import type { AgentTool, ToolContext, ToolOutcome } from "./tools/tool";
 
 export type { ToolConfirmationRequest, ToolPolicy } from "./safety/tool-policy";
@@ -42,6 +43,8 @@ export class ToolSet {
     private readonly builtins: readonly AgentTool[],
     private readonly guard: ToolGuard,
     private readonly getPolicy: () => ToolPolicy,
+    /** Handed to every call, for search tools made without their own (extensions' Pi-made ones). */
+    private readonly ripgrep?: RipgrepLocator,
   ) {
     this.index();
   }
@@ -137,7 +140,7 @@ export class ToolSet {
       if (!allowed) return error(TOOL_MESSAGES.declined(call.name));
     }
     const admission = await this.guard.admitCall(tool, call, options.signal);
-    if (admission) return error(admission.cancelled || options.signal.aborted ? TOOL_MESSAGES.cancelled : admission.text);
+    if (admission.refusal) return error(admission.refusal.cancelled || options.signal.aborted ? TOOL_MESSAGES.cancelled : admission.refusal.text);
     const context: ToolContext = {
       cwd: options.cwd,
       toolCallId: call.id,
@@ -148,6 +151,8 @@ export class ToolSet {
       onUpdate: options.onUpdate ? (text) => options.onUpdate!(call.id, text) : undefined,
       processGroups: options.processGroups,
       commandTimeoutMs: this.policy.commandTimeoutMs,
+      readableRoots: admission.readableRoots,
+      ripgrep: this.ripgrep,
     };
     try {
       return await tool.execute(args, context);
@@ -173,6 +178,7 @@ function withSafetyOf(builtin: AgentTool, tool: AgentTool): AgentTool {
     runsShell: tool.runsShell === true || builtin.runsShell === true,
     readOnly: tool.readOnly === true && builtin.readOnly === true,
     writesFile: tool.writesFile ?? builtin.writesFile,
+    readsPath: tool.readsPath ?? builtin.readsPath,
   };
   // Object.create keeps the tool's own prototype methods (`execute` may be one) and `this`.
   return Object.assign(Object.create(tool) as AgentTool, safety);

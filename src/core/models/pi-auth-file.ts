@@ -54,6 +54,8 @@ export interface PiDefaults {
   provider?: string;
   model?: string;
   thinkingLevel?: ThinkingLevel;
+  /** `enabledModels`: the patterns of the models that model cycling steps through. */
+  enabledModels?: string[];
 }
 
 /** Reads the defaults from Pi's global settings.json; a missing or broken file gives no defaults. */
@@ -64,6 +66,7 @@ export async function readPiDefaults(settingsPath: string): Promise<PiDefaults> 
       provider: typeof parsed.defaultProvider === "string" ? parsed.defaultProvider : undefined,
       model: typeof parsed.defaultModel === "string" ? parsed.defaultModel : undefined,
       thinkingLevel: isThinkingLevel(parsed.defaultThinkingLevel) ? parsed.defaultThinkingLevel : undefined,
+      enabledModels: Array.isArray(parsed.enabledModels) ? parsed.enabledModels.filter((p): p is string => typeof p === "string" && p.trim() !== "") : undefined,
     };
   } catch {
     return {};

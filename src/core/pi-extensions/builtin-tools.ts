@@ -8,7 +8,15 @@ import { realpath } from "node:fs/promises";
 import { resolve } from "node:path";
 import { spawn } from "node:child_process";
 import { DEFAULT_OUTPUT_LIMITS } from "../agent/output/output-limits";
-import { createBashTool as arborBash, createEditTool as arborEdit, createReadTool as arborRead, createWriteTool as arborWrite } from "../agent/tools";
+import {
+  createBashTool as arborBash,
+  createEditTool as arborEdit,
+  createFindTool as arborFind,
+  createGrepTool as arborGrep,
+  createLsTool as arborLs,
+  createReadTool as arborRead,
+  createWriteTool as arborWrite,
+} from "../agent/tools";
 import type { AgentTool } from "../agent/tools/tool";
 import type { BashOperations } from "../agent/hook-events";
 import { currentToolScope } from "./tool-scope";
@@ -79,6 +87,8 @@ function piShaped(tool: AgentTool, createdWith: string): PiTool {
         outputDirectory: scope?.outputDirectory,
         processGroups: scope?.processGroups,
         commandTimeoutMs: scope?.commandTimeoutMs,
+        readableRoots: scope?.readableRoots,
+        ripgrep: scope?.ripgrep,
         onUpdate: onUpdate ? (text) => onUpdate({ content: [{ type: "text", text }] }) : undefined,
       });
       if (outcome.isError) {
@@ -98,6 +108,15 @@ export function createWriteTool(cwd: string): PiTool {
 }
 export function createEditTool(cwd: string): PiTool {
   return piShaped(arborEdit(), cwd);
+}
+export function createGrepTool(cwd: string): PiTool {
+  return piShaped(arborGrep(), cwd);
+}
+export function createFindTool(cwd: string): PiTool {
+  return piShaped(arborFind(), cwd);
+}
+export function createLsTool(cwd: string): PiTool {
+  return piShaped(arborLs(), cwd);
 }
 
 /** `bash`, with Pi's spawn hook (command, cwd and environment adjusted before each run). */

@@ -85,6 +85,8 @@ export function adaptPiTool(tool: PiTool, binding: PiToolBinding): AgentTool {
         outputDirectory: context.outputDirectory,
         processGroups: context.processGroups,
         commandTimeoutMs: context.commandTimeoutMs,
+        readableRoots: context.readableRoots,
+        ripgrep: context.ripgrep,
       };
       const result = await runInToolScope(scope, () => tool.execute(context.toolCallId, params, context.signal, onUpdate, binding.context()));
       const content = Array.isArray(result?.content) ? (result.content as (TextContent | ImageContent)[]) : [{ type: "text" as const, text: String(result ?? "") }];

@@ -7,6 +7,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { OutputLimits } from "../agent/output/output-limits";
 import type { ProcessGroups } from "../agent/shell/process-groups";
+import type { RipgrepLocator } from "../agent/tools/ripgrep";
 
 export interface ToolScope {
   cwd: string;
@@ -17,6 +18,10 @@ export interface ToolScope {
   processGroups?: ProcessGroups;
   /** The host's default command timeout (the bash tool's own `timeout` argument wins). */
   commandTimeoutMs?: number;
+  /** Where the run's reading tools may reach besides its folder (see ToolContext.readableRoots). */
+  readableRoots?: readonly string[];
+  /** The host's ripgrep (see ToolContext.ripgrep). */
+  ripgrep?: RipgrepLocator;
 }
 
 const scopes = new AsyncLocalStorage<ToolScope>();

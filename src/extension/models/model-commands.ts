@@ -6,6 +6,7 @@ import { registerCommandSet } from "../register-commands";
 import type { SessionHost } from "../session-host";
 import { addModel } from "./add-model";
 import { ModelActions } from "./model-actions";
+import { registerCycleCommands } from "./model-cycling";
 import type { ModelEntry, ModelService } from "./model-service";
 import { VSCODE_LM_PROVIDER } from "./vscode-lm-provider";
 import { showPick } from "../quick-pick-probe";
@@ -154,7 +155,7 @@ export function registerModelCommands(deps: ModelCommandDeps): vscode.Disposable
     "arbor.addModel": () => addModel(actions),
     "arbor.importPiCredentials": () => actions.importPiCredentials(),
   };
-  return registerCommandSet(MODEL_COMMAND_IDS, handlers, deps.log);
+  return [...registerCommandSet(MODEL_COMMAND_IDS, handlers, deps.log), ...registerCycleCommands(host, models, actions, deps.log)];
 }
 
 /** `{provider, id}` (or `{provider, modelId}`, or "provider/id") given to Select Model. */

@@ -238,6 +238,14 @@ export class ModelService implements vscode.Disposable {
     return this.hub?.defaultModel(preferences);
   }
 
+  /**
+   * The patterns of the scoped models that cycling steps through: `arbor.model.enabled`, else Pi's
+   * `enabledModels` from its settings.json; none means every usable model.
+   */
+  enabledModelPatterns(): readonly string[] {
+    return this.settings.enabledModels ?? this.piDefaults.enabledModels ?? [];
+  }
+
   /** `arbor.model.defaultThinkingLevel`, else Pi's default from its settings.json, else Pi's own default. */
   defaultThinkingLevel(): ThinkingLevel {
     return this.settings.defaultThinkingLevel ?? this.piDefaults.thinkingLevel ?? PI_DEFAULT_THINKING_LEVEL;

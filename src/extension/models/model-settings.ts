@@ -10,6 +10,8 @@ export interface ModelSettings {
   defaultModel: ModelKey | undefined;
   /** `arbor.model.defaultThinkingLevel`, when set. */
   defaultThinkingLevel: ThinkingLevel | undefined;
+  /** `arbor.model.enabled`: patterns of the models cycling steps through, when set (not empty). */
+  enabledModels: string[] | undefined;
   /** From `arbor.model.requestTimeout` (seconds). */
   limits: EndpointLimits;
 }
@@ -21,11 +23,18 @@ export function readModelSettings(): ModelSettings {
   return {
     defaultModel: parseModelKey(c.get<string>("default", "")),
     defaultThinkingLevel: isThinkingLevel(level) ? level : undefined,
+    enabledModels: enabledPatterns(c.get<unknown>("enabled")),
     limits: {
       ...DEFAULT_ENDPOINT_LIMITS,
       timeoutMs: Number.isFinite(timeoutSeconds) && timeoutSeconds >= 10 ? timeoutSeconds * 1000 : DEFAULT_ENDPOINT_LIMITS.timeoutMs,
     },
   };
+}
+
+function enabledPatterns(value: unknown): string[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const patterns = value.filter((p): p is string => typeof p === "string" && p.trim() !== "");
+  return patterns.length > 0 ? patterns : undefined;
 }
 
 /** Fires when an `arbor.model.*` setting changes. */

@@ -6,6 +6,7 @@
 import { resolve } from "node:path";
 import type { ToolCall } from "../../session/types";
 import { isInside, realOrNearest } from "../tools/paths";
+import { insideAnyRoot, resolveToolPath } from "../tools/readable-paths";
 import type { AgentTool } from "../tools/tool";
 import { DEFAULT_PROTECTED_PATTERNS, protectedPathsInCommand, protectedPatternOf, resolveLinks } from "./protected-paths";
 
@@ -16,6 +17,8 @@ export type ApprovalRequest =
    * (real paths), when it names any; such a command always asks (see protected-paths).
    */
   | { kind: "command"; toolName: string; toolCallId: string; command: string; cwd: string; protectedPaths?: readonly string[] }
+  /** A read (read, grep, find, ls) of a path outside the session's folder, the workspace's folders and the host's readable roots. */
+  | { kind: "outside-read"; toolName: string; toolCallId: string; requested: string; path: string; cwd: string; workspaceFolders: readonly string[] }
   /** A write or edit whose target lies outside every workspace folder. */
   | { kind: "outside-write"; toolName: string; toolCallId: string; requested: string; path: string; cwd: string; workspaceFolders: readonly string[] }
   /**
@@ -34,10 +37,11 @@ export type ApprovalRequest =
 export type ApprovalAnswer = "once" | "session" | "deny";
 
 /**
- * The auto-approve setting: "never" asks every time; "commands" runs bash commands without asking;
- * "always" also writes outside the workspace without asking. A session folder outside the workspace
- * is asked about whatever the setting says: it decides where everything else happens. So are writes
- * of protected files and commands that name one.
+ * The auto-approve setting: "never" asks every time; "commands" runs bash commands (and reads outside
+ * the workspace, which a command could make anyway) without asking; "always" also writes outside the
+ * workspace without asking. A session folder outside the workspace is asked about whatever the setting
+ * says: it decides where everything else happens. So are writes of protected files and commands that
+ * name one.
  */
 export type AutoApprove = "never" | "commands" | "always";
 
@@ -61,7 +65,9 @@ export function isInsideFolders(path: string, folders: readonly string[]): boole
  * The approval a tool call needs before it runs, or undefined when it needs none: shell tools
  * always ask (and name the protected files a command names); file-writing tools ask when the file
  * they write is protected (`protectedPatterns`, default DEFAULT_PROTECTED_PATTERNS) or lies outside
- * the workspace folders (by default the session's folder is the workspace); other tools never ask.
+ * the workspace folders (by default the session's folder is the workspace); reading tools ask when
+ * what they read lies outside the session's folder, the workspace folders and `readableRoots`; other
+ * tools never ask.
  */
 export function approvalRequestFor(
   tool: AgentTool,
@@ -69,6 +75,7 @@ export function approvalRequestFor(
   cwd: string,
   workspaceFolders: readonly string[] | undefined,
   protectedPatterns: readonly string[] = DEFAULT_PROTECTED_PATTERNS,
+  readableRoots: readonly string[] = [],
 ): ApprovalRequest | undefined {
   const args = call.arguments ?? {};
   if (tool.runsShell) {
@@ -76,6 +83,14 @@ export function approvalRequestFor(
     const request: ApprovalRequest = { kind: "command", toolName: call.name, toolCallId: call.id, command, cwd };
     const named = protectedPathsInCommand(command, cwd, protectedPatterns);
     return named.length > 0 ? { ...request, protectedPaths: named } : request;
+  }
+  const read = tool.readsPath?.(args);
+  if (read !== undefined && read.trim() !== "") {
+    const folders = workspaceFolders ?? [cwd];
+    // Judged by where the path really leads, as the tool judges what it opened: a link inside that leads out asks.
+    const real = realOrNearest(resolveToolPath(cwd, read));
+    if (insideAnyRoot(real, [cwd, ...folders, ...readableRoots])) return undefined;
+    return { kind: "outside-read", toolName: call.name, toolCallId: call.id, requested: read, path: real, cwd, workspaceFolders: folders };
   }
   const requested = tool.writesFile?.(args);
   if (requested === undefined || requested.trim() === "") return undefined;
@@ -95,6 +110,8 @@ export function isAutoApproved(setting: AutoApprove | undefined, request: Approv
   switch (request.kind) {
     case "command":
       return (setting === "commands" || setting === "always") && (request.protectedPaths ?? []).length === 0;
+    case "outside-read":
+      return setting === "commands" || setting === "always";
     case "outside-write":
       return setting === "always";
     case "protected-write":
@@ -104,12 +121,12 @@ export function isAutoApproved(setting: AutoApprove | undefined, request: Approv
 }
 
 /**
- * What "Allow for this session" covers: every later command, or every later write outside the
- * workspace, for the rest of the session. A protected file is granted by itself: its grant covers
- * later writes of that file only (never other protected files, never by the kind), and a command
- * that names protected files runs without asking only once each of them was granted and commands
- * are let through (by a session grant or the auto-approve setting). The grants live with one agent
- * session, so a session replacement or reload drops them.
+ * What "Allow for this session" covers: every later command, every later read outside the workspace,
+ * or every later write outside the workspace, for the rest of the session. A protected file is granted
+ * by itself: its grant covers later writes of that file only (never other protected files, never by the
+ * kind), and a command that names protected files runs without asking only once each of them was
+ * granted and commands are let through (by a session grant or the auto-approve setting). The grants
+ * live with one agent session, so a session replacement or reload drops them.
  */
 export class SessionApprovals {
   private readonly kinds = new Set<ApprovalRequest["kind"]>();
@@ -152,6 +169,8 @@ export function deniedMessage(request: ApprovalRequest, asked: boolean): string 
   switch (request.kind) {
     case "command":
       return `${who} this command, so it did not run. Do not try to reach the same result another way; ask the user how to proceed.`;
+    case "outside-read":
+      return `${who} this ${request.toolName} of ${request.path}, which is outside the session's folder and the workspace, so nothing was read. Ask the user for what you need from it, or work inside the workspace.`;
     case "outside-write":
       return `${who} this ${request.toolName} of ${request.path}, which is outside the workspace, so nothing was written.`;
     case "protected-write":

@@ -32,6 +32,9 @@ export interface ToolRestrictions {
   foreignFolder?: string;
 }
 
+/** What admitting a tool call decided: a refusal, or where its reading tools may look. */
+export type Admission = { refusal: Refusal; readableRoots?: undefined } | { refusal?: undefined; readableRoots: readonly string[] };
+
 /** Why a call does not run: the text its result carries. */
 export interface Refusal {
   text: string;
@@ -42,6 +45,8 @@ export interface Refusal {
 export interface ToolGuardOptions {
   session: { getHeader(): SessionHeader; getCwd(): string };
   policy: () => ToolPolicy;
+  /** Folders the session itself lets its reading tools reach without asking (the loaded skills' folders). */
+  readableRoots?: () => readonly string[];
   allowShell: boolean;
   allowWrites: boolean;
   /** The host's words for why shell or writes are off (e.g. Restricted Mode). */
@@ -107,13 +112,19 @@ export class ToolGuard {
 
   /**
    * Before a tool call runs: the session's folder must be allowed, and the call approved when it
-   * needs it. Undefined lets it run.
+   * needs it. A refusal stops it; otherwise `readableRoots` are the folders its reading tools may
+   * reach besides the session's folder (the workspace, the host's roots, and an outside path just allowed).
    */
-  async admitCall(tool: AgentTool, call: ToolCall, signal: AbortSignal): Promise<Refusal | undefined> {
+  async admitCall(tool: AgentTool, call: ToolCall, signal: AbortSignal): Promise<Admission> {
     const folder = await this.admitFolder(signal);
-    if (folder) return folder;
-    const request = approvalRequestFor(tool, call, this.options.session.getCwd(), this.policy.workspaceFolders, this.policy.protectedPaths);
-    return request ? this.decide(request, signal) : undefined;
+    if (folder) return { refusal: folder };
+    const policy = this.policy;
+    const cwd = this.options.session.getCwd();
+    const roots = [...(policy.workspaceFolders ?? []), ...(policy.readableRoots?.() ?? []), ...(this.options.readableRoots?.() ?? [])];
+    const request = approvalRequestFor(tool, call, cwd, policy.workspaceFolders, policy.protectedPaths, roots);
+    const refusal = request ? await this.decide(request, signal) : undefined;
+    if (refusal) return { refusal };
+    return { readableRoots: request?.kind === "outside-read" ? [...roots, request.path] : roots };
   }
 
   /**

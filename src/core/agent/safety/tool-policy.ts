@@ -39,6 +39,11 @@ export interface ToolPolicy {
    * auto-approval), see protected-paths. Default: DEFAULT_PROTECTED_PATTERNS; empty: none.
    */
   protectedPaths?: readonly string[];
+  /**
+   * Folders outside the workspace that the reading tools (read, grep, find, ls) may read without
+   * asking, e.g. the skills' folders. Called on every call, so the list may change with the host's state.
+   */
+  readableRoots?: () => readonly string[];
   /** Shell tools stop a command after this many ms unless the call sets its own timeout (0 or unset: none). */
   commandTimeoutMs?: number;
 }

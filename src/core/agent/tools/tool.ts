@@ -7,6 +7,7 @@ import type { ImageContent, TextContent } from "../../session/types";
 import type { ToolDefinition } from "../providers/provider";
 import type { OutputLimits } from "../output/output-limits";
 import type { ProcessGroups } from "../shell/process-groups";
+import type { RipgrepLocator } from "./ripgrep";
 
 /** What a tool call gets besides its arguments. */
 export interface ToolContext {
@@ -27,6 +28,14 @@ export interface ToolContext {
   processGroups?: ProcessGroups;
   /** Shell tools stop a command after this long unless the call sets its own timeout (0 or unset: none). */
   commandTimeoutMs?: number;
+  /**
+   * Besides `cwd`, the folders (or files) the reading tools may reach in this call: the workspace's
+   * folders, the host's readable roots (skill folders), and a path outside them that the user allowed
+   * for the call. Reading tools refuse anything else outside `cwd`.
+   */
+  readableRoots?: readonly string[];
+  /** The host's ripgrep, for search tools made without one of their own (an extension's Pi-made `grep`). */
+  ripgrep?: RipgrepLocator;
 }
 
 /** A tool's answer; it becomes the `toolResult` message. */
@@ -53,6 +62,11 @@ export interface AgentTool {
    * A write outside the workspace folders asks the user first; no writes run when the host allows none.
    */
   readonly writesFile?: (args: Record<string, unknown>) => string | undefined;
+  /**
+   * For tools that read files: the path a call reads, as given (default: the tool reads nothing by
+   * path). A read outside the session's folder, the workspace and the host's readable roots asks first.
+   */
+  readonly readsPath?: (args: Record<string, unknown>) => string | undefined;
   /** The tool cuts its own output to `context.limits` (with its own note); other tools' output is cut by the runner. */
   readonly capsOwnOutput?: boolean;
   /** One line for the system prompt's tool list (an extension tool without one is offered but not listed, as in Pi). */

@@ -9,7 +9,7 @@
  */
 import type { TranscriptSlot } from "../../src/protocol/chat-messages";
 import { el } from "../shared/dom";
-import { placeholder, renderItem, type FoldState, type LiveTools } from "./item-view";
+import { placeholder, renderItemSafely, type FoldState, type LiveTools } from "./item-view";
 
 /** Drawn beyond the viewport on both sides, in pixels. */
 const MARGIN = 800;
@@ -265,7 +265,7 @@ export class TranscriptList {
       let node = this.drawn.get(i);
       if (!node) {
         const item = this.items[i];
-        node = item ? renderItem(item, i, this.options.folds, this.options.tools) : placeholder(i, this.heights[i]!);
+        node = item ? renderItemSafely(item, i, this.options.folds, this.options.tools) : placeholder(i, this.heights[i]!);
         if (!item) node.dataset.placeholder = "1";
         this.drawn.set(i, node);
         this.itemsBox.insertBefore(node, before);

@@ -156,7 +156,8 @@ describe("Chat webview in Chromium", function () {
     assert.match(await text(".item-user .md"), />>>> deep[\s\S]*still here/);
     assert.equal(await count(".item-user strong"), 1);
     await send(chatState([replyItem("a1", deepList), replyItem("a2", "and the reply **after** it")], { generation: 2 }));
-    await waitForPage(page, "document.querySelectorAll('.item-assistant strong').length === 1");
+    // A megabyte of plain text is drawn over several tasks: wait for its end, the view kept at the bottom.
+    await waitForPage(page, "document.querySelectorAll('.item-assistant strong').length === 1 && document.querySelector('.item-assistant .md').textContent.includes('level 999')", 50_000);
     assert.match(await text(".item-assistant .md"), /level 999[\s\S]*and the reply after it/);
     assert.equal(await count(".item-broken"), 0);
   });

@@ -52,9 +52,9 @@ describe("markdown renderer in Chromium", function () {
   });
   after(async () => browser?.close());
 
-  /** Renders into #out and returns its HTML. */
+  /** Renders into #out and returns its HTML once the work left to later tasks (highlighting) is done. */
   const render = async (text: string): Promise<string> =>
-    (await page.evaluate(`(() => { const out = document.getElementById("out"); window.__md.renderMarkdown(out, ${JSON.stringify(text)}); return out.innerHTML; })()`)) as string;
+    (await page.evaluate(`(async () => { const out = document.getElementById("out"); window.__md.renderMarkdown(out, ${JSON.stringify(text)}); await window.__md.slicesSettled(); return out.innerHTML; })()`)) as string;
   const dangerous = async (): Promise<number> =>
     (await page.evaluate(`document.querySelectorAll("#out script, #out iframe, #out svg, #out img, #out object, #out embed, #out [onerror], #out [onload], #out [ontoggle], #out a[href^='javascript' i]").length`)) as number;
 
@@ -107,7 +107,7 @@ describe("markdown renderer in Chromium", function () {
     it("draws 2 KB of nested quotes as text instead of overflowing the parser's stack, and the next text renders", async () => {
       const quoted = `${">".repeat(2048)} deep`;
       const r = await renderSettled(`before\n\n${quoted}\n\nafter **bold**`);
-      assert.equal(r.plain, 1);
+      assert.ok(r.plain >= 1);
       assert.match(r.text, /before[\s\S]*>>>> deep[\s\S]*after bold/);
       assert.match(await render("next **one**"), /<strong>one<\/strong>/);
     });
@@ -115,7 +115,7 @@ describe("markdown renderer in Chromium", function () {
     it("draws a list nested 1,000 deep as text, and keeps a tame nested list as markdown", async () => {
       const deep = Array.from({ length: 1000 }, (_, i) => `${" ".repeat(i * 2)}- level ${i}`).join("\n");
       const r = await renderSettled(deep);
-      assert.equal(r.plain, 1);
+      assert.ok(r.plain >= 1);
       assert.match(r.text, /level 999/);
       assert.match(await render("- a\n  - b\n    - c"), /<ul>[\s\S]*<ul>[\s\S]*<li>c<\/li>/);
     });
@@ -123,14 +123,14 @@ describe("markdown renderer in Chromium", function () {
     it("shows a 32 KB line of `_a` whole, as text, instead of handing it to the parser", async () => {
       const line = "_a".repeat(16_384);
       const r = await renderSettled(`intro\n\n${line}`);
-      assert.equal(r.plain, 1);
+      assert.equal(r.plain, 16, "in pieces of at most 2 KB");
       assert.equal(r.text.replace(/\s/g, ""), `intro${line}`);
     });
 
     it("cuts a long message into sections that keep every character, with markdown in each", async () => {
       const paragraphs = Array.from({ length: 400 }, (_, i) => `Paragraph ${i} with **bold** and [a link](https://example.com/${i}).`);
       const r = await renderSettled(paragraphs.join("\n\n"));
-      assert.ok(r.sections > 400, `${r.sections} nodes`);
+      assert.ok(r.sections > 1, `${r.sections} sections`);
       assert.equal(r.plain, 0);
       assert.equal((await page.evaluate("document.querySelectorAll('#out strong').length")) as number, 400);
       assert.equal((await page.evaluate("document.querySelectorAll('#out a[href^=\"https://example.com/\"]').length")) as number, 400);

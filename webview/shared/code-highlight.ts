@@ -74,8 +74,8 @@ function highlighted(code: string, language: string): string | undefined {
 }
 
 /**
- * Fills a `<code>` element with a piece of code: plain text at once, then highlighted slice by slice,
- * the first ones now while `deadline` (a `performance.now()` time) allows and the rest in later tasks.
+ * Fills a `<code>` element with a piece of code, highlighted slice by slice: the first slices now
+ * while `deadline` (a `performance.now()` time) allows, the rest appended in later tasks.
  * `sanitize` turns highlight.js's HTML into nodes.
  */
 export function fillCode(target: HTMLElement, code: string, language: string | undefined, deadline: number, sanitize: (html: string) => DocumentFragment): void {
@@ -84,29 +84,31 @@ export function fillCode(target: HTMLElement, code: string, language: string | u
     return;
   }
   const slices = codeSlices(code);
-  // One slice is highlighted into the element itself; more get a span each.
-  const spans =
-    slices.length === 1
-      ? [target]
-      : slices.map((slice) => {
-          // A block each (see .code-slice in the stylesheets): highlighting one slice then lays out
-          // that slice again, not every line of the block.
-          const span = document.createElement("span");
-          span.className = "code-slice";
-          span.textContent = slice.text;
-          return span;
-        });
-  if (slices.length === 1) target.textContent = code;
-  else target.replaceChildren(...spans);
+  if (slices.length === 1) {
+    // One slice: highlighted into the element itself, now if time allows.
+    target.textContent = code;
+    const step = (): boolean => {
+      const html = slices[0]!.plain ? undefined : highlighted(code, language);
+      if (html !== undefined) target.replaceChildren(sanitize(html));
+      return true;
+    };
+    if (performance.now() < deadline) step();
+    else runInSlices(target, step, target);
+    return;
+  }
+  // More: one block each (see .code-slice in the stylesheets), appended in order, highlighted as
+  // they are appended, so that a long block is laid out piece by piece and each highlight lays out
+  // its own slice, not every line of the block.
+  target.replaceChildren();
   let next = 0;
   const step = (): boolean => {
-    const slice = slices[next];
-    const span = spans[next];
-    next++;
-    if (slice && span && !slice.plain) {
-      const html = highlighted(slice.text, language);
-      if (html !== undefined) span.replaceChildren(sanitize(html));
-    }
+    const slice = slices[next++]!;
+    const span = document.createElement("span");
+    span.className = "code-slice";
+    const html = slice.plain ? undefined : highlighted(slice.text, language);
+    if (html !== undefined) span.append(sanitize(html));
+    else span.textContent = slice.text;
+    target.append(span);
     return next >= slices.length;
   };
   while (next < slices.length && performance.now() < deadline) step();

@@ -61,9 +61,26 @@ export function nestingDepth(line: string): number {
   return depth + Math.floor(spaces / 4);
 }
 
-/** The text's blocks: runs of non-blank lines, and fenced code blocks (to the end when unclosed). */
-function blocksOf(text: string): Block[] {
-  const blocks: Block[] = [];
+/** The first character of a line after at most three spaces, as a code (or -1). */
+function leadChar(text: string, pos: number, end: number): number {
+  for (let i = pos; i < end && i < pos + 4; i++) if (text.charCodeAt(i) !== 32) return text.charCodeAt(i);
+  return -1;
+}
+
+const BACKTICK = 96;
+const TILDE = 126;
+
+/** Whether text[pos, end) holds only white space. */
+function blank(text: string, pos: number, end: number): boolean {
+  for (let i = pos; i < end; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch !== 32 && ch !== 9 && ch !== 13) return false;
+  }
+  return true;
+}
+
+/** The text's blocks, in order: runs of non-blank lines, and fenced code blocks (to the end when unclosed). */
+function* blocksOf(text: string): Generator<Block> {
   let current: Block | undefined;
   let fence: { char: string; length: number; block: Block } | undefined;
   let pos = 0;
@@ -71,25 +88,25 @@ function blocksOf(text: string): Block[] {
     const nl = text.indexOf("\n", pos);
     const lineEnd = nl < 0 ? text.length : nl;
     const next = nl < 0 ? text.length + 1 : nl + 1;
-    const line = text.slice(pos, lineEnd);
+    const lead = leadChar(text, pos, lineEnd);
     if (fence) {
-      const close = line.match(/^ {0,3}(`{3,}|~{3,})\s*$/);
-      if (close && close[1]![0] === fence.char && close[1]!.length >= fence.length) {
+      const close = lead === fence.char.charCodeAt(0) ? text.slice(pos, lineEnd).match(/^ {0,3}(`{3,}|~{3,})\s*$/) : null;
+      if (close && close[1]!.length >= fence.length) {
         fence.block.fence!.bodyEnd = pos;
         fence.block.end = lineEnd;
-        blocks.push(fence.block);
+        yield fence.block;
         fence = undefined;
       } else {
         fence.block.end = lineEnd;
         fence.block.fence!.bodyEnd = lineEnd;
       }
-    } else if (line.trim() === "") {
-      if (current) blocks.push(current);
+    } else if (blank(text, pos, lineEnd)) {
+      if (current) yield current;
       current = undefined;
     } else {
-      const open = line.match(FENCE_OPEN);
+      const open = lead === BACKTICK || lead === TILDE ? text.slice(pos, Math.min(lineEnd, pos + 1024)).match(FENCE_OPEN) : null;
       if (open && !(open[1]![0] === "`" && open[2]!.includes("`"))) {
-        if (current) blocks.push(current);
+        if (current) yield current;
         current = undefined;
         const block: Block = { start: pos, end: lineEnd, deep: false, fence: { info: open[2]!.trim(), bodyStart: next, bodyEnd: next } };
         fence = { char: open[1]![0]!, length: open[1]!.length, block };
@@ -97,68 +114,83 @@ function blocksOf(text: string): Block[] {
         current ??= { start: pos, end: lineEnd, deep: false };
         current.end = lineEnd;
         // Only a line's start can nest, so a long line costs nothing here beyond its prefix.
-        if (!current.deep && nestingDepth(line.length > 512 ? line.slice(0, 512) : line) > MAX_DEPTH) current.deep = true;
+        if (!current.deep && nestingDepth(text.slice(pos, Math.min(lineEnd, pos + 512))) > MAX_DEPTH) current.deep = true;
       }
     }
     pos = next;
   }
   if (fence) {
     fence.block.fence!.bodyEnd = Math.max(fence.block.fence!.bodyStart, Math.min(fence.block.fence!.bodyEnd, text.length));
-    blocks.push(fence.block);
+    yield fence.block;
   }
-  if (current) blocks.push(current);
-  return blocks;
+  if (current) yield current;
+}
+
+/** Plain text is drawn in pieces of at most this many characters (a huge text node lays out slowly). */
+export const PLAIN_CHARS = 2048;
+
+function* plainPieces(text: string): Generator<MarkdownSection> {
+  for (let i = 0; i < text.length; i += PLAIN_CHARS) yield { kind: "plain", text: text.slice(i, i + PLAIN_CHARS) };
 }
 
 /** Cuts a long block at line breaks into pieces of at most `limit`; a longer line is plain text. */
-function cutLines(text: string, limit: number, out: MarkdownSection[]): void {
+function* cutLines(text: string, limit: number): Generator<MarkdownSection> {
   let start = 0;
   while (start < text.length) {
     if (text.length - start <= limit) {
-      out.push({ kind: "markdown", text: text.slice(start) });
+      yield { kind: "markdown", text: text.slice(start) };
       return;
     }
     const cut = text.lastIndexOf("\n", start + limit);
     if (cut > start) {
-      out.push({ kind: "markdown", text: text.slice(start, cut) });
+      yield { kind: "markdown", text: text.slice(start, cut) };
       start = cut + 1;
       continue;
     }
     // One line longer than the limit: shown as it is, up to its end.
     const nl = text.indexOf("\n", start);
     const end = nl < 0 ? text.length : nl;
-    out.push({ kind: "plain", text: text.slice(start, end) });
+    yield* plainPieces(text.slice(start, end));
     start = end + 1;
   }
 }
 
-/** The sections of a markdown text, in order. */
-export function markdownSections(text: string, limit = SECTION_CHARS): MarkdownSection[] {
-  const blocks = blocksOf(text);
+/**
+ * The sections of a markdown text, in order, made as they are asked for (cutting a megabyte takes
+ * longer than a task should).
+ */
+export function* sectionsOf(text: string, limit = SECTION_CHARS): Generator<MarkdownSection> {
   const tame = (b: Block): boolean => !b.deep && (b.fence ? b.fence.bodyEnd - b.fence.bodyStart <= limit : b.end - b.start <= limit);
-  if (text.length <= limit && blocks.every(tame)) return text ? [{ kind: "markdown", text }] : [];
-  const out: MarkdownSection[] = [];
+  if (text.length <= limit) {
+    if (!text) return;
+    const blocks = [...blocksOf(text)];
+    if (blocks.every(tame)) {
+      yield { kind: "markdown", text };
+      return;
+    }
+  }
   let group: { start: number; end: number } | undefined;
-  const flush = (): void => {
-    if (group) out.push({ kind: "markdown", text: text.slice(group.start, group.end) });
-    group = undefined;
-  };
-  for (const block of blocks) {
+  for (const block of blocksOf(text)) {
     if (tame(block)) {
       if (group && block.end - group.start <= limit) group.end = block.end;
       else {
-        flush();
+        if (group) yield { kind: "markdown", text: text.slice(group.start, group.end) };
         group = { start: block.start, end: block.end };
       }
       continue;
     }
-    flush();
-    if (block.deep) out.push({ kind: "plain", text: text.slice(block.start, block.end) });
-    else if (block.fence) out.push({ kind: "code", text: text.slice(block.fence.bodyStart, block.fence.bodyEnd).replace(/\n$/, ""), info: block.fence.info });
-    else cutLines(text.slice(block.start, block.end), limit, out);
+    if (group) yield { kind: "markdown", text: text.slice(group.start, group.end) };
+    group = undefined;
+    if (block.deep) yield* plainPieces(text.slice(block.start, block.end));
+    else if (block.fence) yield { kind: "code", text: text.slice(block.fence.bodyStart, block.fence.bodyEnd).replace(/\n$/, ""), info: block.fence.info };
+    else yield* cutLines(text.slice(block.start, block.end), limit);
   }
-  flush();
-  return out;
+  if (group) yield { kind: "markdown", text: text.slice(group.start, group.end) };
+}
+
+/** The sections of a markdown text, all at once. */
+export function markdownSections(text: string, limit = SECTION_CHARS): MarkdownSection[] {
+  return [...sectionsOf(text, limit)];
 }
 
 /**
@@ -173,13 +205,13 @@ export function settledEnd(text: string, from: number): number {
   while (pos < text.length) {
     const nl = text.indexOf("\n", pos);
     if (nl < 0) break; // the last line is still growing
-    const line = text.slice(pos, nl);
+    const lead = leadChar(text, pos, nl);
     if (fence) {
-      const close = line.match(/^ {0,3}(`{3,}|~{3,})\s*$/);
-      if (close && close[1]![0] === fence.char && close[1]!.length >= fence.length) fence = undefined;
-    } else if (line.trim() === "") settled = nl + 1;
-    else {
-      const open = line.match(FENCE_OPEN);
+      const close = lead === fence.char.charCodeAt(0) ? text.slice(pos, nl).match(/^ {0,3}(`{3,}|~{3,})\s*$/) : null;
+      if (close && close[1]!.length >= fence.length) fence = undefined;
+    } else if (blank(text, pos, nl)) settled = nl + 1;
+    else if (lead === BACKTICK || lead === TILDE) {
+      const open = text.slice(pos, Math.min(nl, pos + 1024)).match(FENCE_OPEN);
       if (open && !(open[1]![0] === "`" && open[2]!.includes("`"))) fence = { char: open[1]![0]!, length: open[1]!.length };
     }
     pos = nl + 1;

@@ -8,8 +8,8 @@
 import DOMPurify from "dompurify";
 import { Marked, type Tokens } from "marked";
 import { fillCode, languageOf } from "./code-highlight";
-import { markdownSections, type MarkdownSection } from "./markdown-sections";
-import { cancelSlices, runInSlices, TASK_BUDGET_MS } from "./slices";
+import { markdownSections, sectionsOf, type MarkdownSection } from "./markdown-sections";
+import { cancelSlices, pauseSlices, runInSlices, TASK_BUDGET_MS } from "./slices";
 
 export { languageOf } from "./code-highlight";
 
@@ -83,6 +83,12 @@ export interface MarkdownOptions {
   readonly lineBreaks?: boolean;
 }
 
+/**
+ * Characters of text appended in one task, at most: laying out text costs the frame after the
+ * task, about a millisecond per 5 KB here, so appending is paced by size as well as by time.
+ */
+const CHARS_PER_TASK = 24_576;
+
 const PURIFY = { ALLOWED_TAGS, ALLOWED_ATTR, ALLOW_DATA_ATTR: false } as const;
 
 function sanitizeToFragment(html: string): DocumentFragment {
@@ -134,19 +140,45 @@ function sectionNodes(section: MarkdownSection, options: MarkdownOptions, deadli
 export function renderMarkdown(target: HTMLElement, text: string, options: MarkdownOptions = {}): void {
   cancelSlices(target);
   target.replaceChildren();
-  const sections = markdownSections(text);
-  if (sections.length === 0) return;
+  const sections = sectionsOf(text);
   const deadline = performance.now() + TASK_BUDGET_MS;
-  let next = 0;
   // At least one section now, so that a short message is drawn whole in the task that asked.
-  do target.append(sectionNodes(sections[next++]!, options, deadline));
-  while (next < sections.length && performance.now() < deadline);
-  if (next >= sections.length) return;
+  let next = sections.next();
+  let chars = 0;
+  // A text of several sections holds each in a block of its own (see .md-section in the
+  // stylesheets), so appending one lays out that one and not all those before it.
+  const wrap = (nodes: Node): Node => {
+    const section = document.createElement("div");
+    section.className = "md-section";
+    section.append(nodes);
+    return section;
+  };
+  const first = next.done ? undefined : sectionNodes(next.value, options, deadline);
+  if (first) chars += next.value!.text.length;
+  next = sections.next();
+  if (first) target.append(next.done ? first : wrap(first));
+  while (!next.done) {
+    if (performance.now() >= deadline || chars >= CHARS_PER_TASK) break;
+    target.append(wrap(sectionNodes(next.value, options, deadline)));
+    chars += next.value.text.length;
+    next = sections.next();
+  }
+  if (next.done) return;
+  let pending: MarkdownSection | undefined = next.value;
+  chars = 0;
   runInSlices(
     target,
     () => {
-      target.append(sectionNodes(sections[next++]!, options, performance.now() + TASK_BUDGET_MS / 2));
-      return next >= sections.length;
+      const section = pending ?? sections.next().value;
+      pending = undefined;
+      if (!section) return true;
+      target.append(wrap(sectionNodes(section, options, performance.now() + TASK_BUDGET_MS / 2)));
+      chars += section.text.length;
+      if (chars >= CHARS_PER_TASK) {
+        chars = 0;
+        pauseSlices();
+      }
+      return false;
     },
     target,
   );

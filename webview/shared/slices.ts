@@ -18,13 +18,23 @@ interface Job {
 }
 
 const queue: Job[] = [];
+let pauseRequested = false;
+
+/**
+ * Ends the current task after the running step: for work whose cost lands after it (a step that
+ * appends much text costs its layout in the frame that follows, outside the budget).
+ */
+export function pauseSlices(): void {
+  pauseRequested = true;
+}
 let timer: ReturnType<typeof setTimeout> | undefined;
 const settledWaiters: (() => void)[] = [];
 
 function pump(): void {
   timer = undefined;
   const deadline = performance.now() + TASK_BUDGET_MS;
-  while (queue.length > 0 && performance.now() < deadline) {
+  pauseRequested = false;
+  while (queue.length > 0 && performance.now() < deadline && !pauseRequested) {
     const job = queue[0]!;
     let done = true;
     if (job.alive()) {

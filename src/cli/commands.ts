@@ -9,7 +9,7 @@ import { checkSessionFile } from "./check";
 import { runExport } from "./export";
 import { parseArgs, UsageError } from "./args";
 import { writeTree } from "./tree-command";
-import { escapeTerminal, oneLine } from "./terminal-text";
+import { escapeTerminal, jsonForTerminal, oneLine } from "./terminal-text";
 import { Timings } from "./timings";
 
 export interface Output {
@@ -62,7 +62,9 @@ export async function runCommand(command: string, argv: string[], out: Output): 
   // Session text reaches a terminal: everything but JSON output is escaped as a last line of
   // defence (fields are also escaped one by one, so that none can forge a line of its own).
   const json = flag("json") === true || flag("ndjson") === true || command === "context" || (command === "export" && out.stdoutIsTerminal === false);
-  const safe: Output = { stdout: (s) => out.stdout(json ? s : escapeTerminal(s)), stdoutEscaped: (s) => out.stdout(s), stderr: (s) => out.stderr(escapeTerminal(s)), drain: out.drain, closed: out.closed };
+  // JSON on a terminal has the controls JSON.stringify leaves raw (C1, bidi) escaped; piped, it is exact.
+  const jsonOut = out.stdoutIsTerminal === false ? (s: string) => s : jsonForTerminal;
+  const safe: Output = { stdout: (s) => out.stdout(json ? jsonOut(s) : escapeTerminal(s)), stdoutEscaped: (s) => out.stdout(s), stderr: (s) => out.stderr(escapeTerminal(s)), drain: out.drain, closed: out.closed };
   // Every command but ls takes a session FILE first: a FIFO, a device or a folder is refused here,
   // before anything opens it (a read would hang) or takes a lock beside it.
   if (command !== "ls") await assertRegularFile(resolve(args.positional[0]!));

@@ -3,8 +3,9 @@
  * of printing them: ESC starts sequences that can set the clipboard (OSC 52), retitle the window,
  * move the cursor or clear lines (so a crafted session could forge or hide output), C1 controls
  * do the same on terminals that honour 8-bit sequences, and Unicode bidi controls reorder what is
- * shown. Human-readable output escapes all of them into visible text; `--json` output stays exact
- * (JSON.stringify already escapes C0 controls, and the reader gets the strings back unchanged).
+ * shown. Human-readable output escapes all of them into visible text. JSON output (`--json`,
+ * `--ndjson`, `context`) stays byte-exact when piped; on a terminal, the C1 and bidi controls that
+ * JSON.stringify leaves raw are written as `\uXXXX` escapes, which parse back to the same strings.
  */
 
 // C0 controls except newline, DEL, C1 controls, bidi marks/embeddings/overrides/isolates, line and
@@ -40,4 +41,16 @@ export function escapeTerminal(text: string): string {
 /** Escapes a single field for one line of output: newlines are escaped too, so a field cannot forge a line. */
 export function oneLine(text: string): string {
   return text.replace(UNSAFE_OR_NEWLINE, visible);
+}
+
+/**
+ * JSON text for a terminal: every character a terminal acts on becomes a `\uXXXX` escape. Such a
+ * character can only be inside a JSON string (the rest of the text is ASCII punctuation, digits,
+ * words and white space), where the escape means the same character: the JSON reads back the same.
+ */
+export function jsonForTerminal(json: string): string {
+  for (let i = 0; i < json.length; i++) {
+    if (isUnsafeCode(json.charCodeAt(i))) return json.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  }
+  return json;
 }

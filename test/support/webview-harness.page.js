@@ -97,6 +97,24 @@
     return { start, handled: performance.now() };
   };
 
+  /**
+   * Delivers a message as VS Code's postMessage does, a structured clone of it, timed from before
+   * the clone to its handling (the hop between processes is not included).
+   */
+  arbor.post = (message) => {
+    const start = performance.now();
+    const data = structuredClone(message);
+    window.dispatchEvent(new MessageEvent("message", { data }));
+    return { start, handled: performance.now() };
+  };
+
+  /** `post`, then the frame that shows it: the clone, the handler and the paint in one timing. */
+  arbor.postAndPaint = async (message) => {
+    const sent = arbor.post(message);
+    const p = await arbor.nextPaint();
+    return { start: sent.start, handled: sent.handled, raf: p.raf, painted: p.painted };
+  };
+
   /** Delivers a message straight to the page (not through the host) and waits for the frame that shows it. */
   arbor.sendAndPaint = async (message) => arbor.paintedOf(arbor.deliver(message));
 

@@ -256,6 +256,10 @@ export interface PageGlobals {
     deliver(message: unknown): number;
     /** Delivers a message straight to the page, timed to its handling (the chat's bench uses it). */
     send(message: unknown): { start: number; handled: number };
+    /** Delivers a structured clone of a message (what VS Code's postMessage does), timed from before the clone. */
+    post(message: unknown): { start: number; handled: number };
+    /** `post`, then the frame that shows it. */
+    postAndPaint(message: unknown): Promise<{ start: number; handled: number; raf: number; painted: number }>;
     paintedOf(id: number): Promise<DeliveryTiming | null>;
     sendAndPaint(message: unknown): Promise<DeliveryTiming>;
     nextPaint(): Promise<{ raf: number; painted: number }>;

@@ -21,6 +21,18 @@ describe("chat transcript (host side)", () => {
     assert.ok(reply?.kind === "assistant" && reply.parts[0]?.type === "toolCall" && reply.parts[0].result?.isError === false);
   });
 
+  it("clamps an entry with odd fields so the state message that carries it stays valid (issue 20.4)", () => {
+    const sm = SessionManager.inMemory("/w");
+    sm.appendMessage(user("before"));
+    sm.appendMessage({ ...user("odd"), timestamp: "2026-01-01T00:00:00Z" as unknown as number });
+    sm.appendMessage({ ...assistant(""), content: [{ type: "toolCall", id: "c".repeat(1500), name: "bash", arguments: ["ls"] as unknown as Record<string, unknown> }], stopReason: "toolUse" });
+    sm.appendMessage(user("after"));
+    const t = new ChatTranscript();
+    const window = t.reset(sm);
+    assert.equal(window.items.length, 4);
+    assert.ok(isHostToChatMessage({ type: "itemsAppended", generation: window.generation, total: window.total, start: window.start, items: window.items }), "the items pass the guard");
+  });
+
   it("extends the shown path with what is appended at its leaf, and sends only the new items", () => {
     const sm = SessionManager.inMemory("/w");
     sm.appendMessage(user("one"));

@@ -149,6 +149,34 @@ describe("Chat webview in Chromium", function () {
     assert.match(await text("button.send"), /Send/);
   });
 
+  it("draws the items after a message of 8 KB of nested quotes and a list nested 1,000 deep", async () => {
+    const deepList = Array.from({ length: 1000 }, (_, i) => `${" ".repeat(i * 2)}- level ${i}`).join("\n");
+    await send(chatState([userItem("u1", `${">".repeat(8192)} deep`), userItem("u2", "still **here**")]));
+    await waitForPage(page, "document.querySelectorAll('.item:not(.item-placeholder)').length === 2");
+    assert.match(await text(".item-user .md"), />>>> deep[\s\S]*still here/);
+    assert.equal(await count(".item-user strong"), 1);
+    await send(chatState([replyItem("a1", deepList), replyItem("a2", "and the reply **after** it")], { generation: 2 }));
+    // A megabyte of plain text is drawn over several tasks: wait for its end, the view kept at the bottom.
+    await waitForPage(page, "document.querySelectorAll('.item-assistant strong').length === 1 && document.querySelector('.item-assistant .md').textContent.includes('level 999')", 50_000);
+    assert.match(await text(".item-assistant .md"), /level 999[\s\S]*and the reply after it/);
+    assert.equal(await count(".item-broken"), 0);
+  });
+
+  it("draws a streaming reply by its appended part: settled blocks stay the same nodes as the reply grows", async () => {
+    await send(chatState([userItem("u1", "hello")]));
+    await send({ type: "replyStart", provider: "demo", model: "demo-model" });
+    await send({ type: "replyDelta", index: 0, part: "text", delta: "First **block**.\n\nSecond" });
+    await frame();
+    await page.evaluate("document.querySelector('.live .md strong').dataset.mark = 'kept'");
+    for (const delta of [" block", " grows", "\n\nThird ", "*block*"]) {
+      await send({ type: "replyDelta", index: 0, part: "text", delta });
+      await frame();
+    }
+    assert.equal(await count(".live .md strong[data-mark='kept']"), 1);
+    assert.equal(await count(".live .md em"), 1);
+    assert.match((await text(".live .md")).replace(/\s+/g, " "), /First block\. Second block grows Third block/);
+  });
+
   it("sends on Enter, keeps Shift+Enter as a new line, recalls the last prompt with Up, and stops with Escape", async () => {
     await send(chatState([]));
     const input = page.locator("textarea.input");

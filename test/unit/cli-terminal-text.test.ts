@@ -113,6 +113,25 @@ describe("the command line never prints a session's control characters raw (issu
     assert.deepEqual(check.unknownTypes, [oddType]);
   });
 
+  it("JSON on a terminal (a real pty) has C1 and bidi controls escaped and reads back the same strings; piped it is exact", function () {
+    if (spawnSync("script", ["--version"]).status !== 0) this.skip();
+    const onPty = (args: string[]): string => {
+      // script(1) runs the command on a pseudo-terminal: stdout.isTTY is true, as in a user's shell.
+      const command = [process.execPath, CLI, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
+      const r = spawnSync("script", ["-qec", command, "/dev/null"], { encoding: "utf8" });
+      assert.equal(r.status, 0, r.stderr);
+      return r.stdout.replace(/\r\n/g, "\n");
+    };
+    for (const args of [["context", file, "--leaf", "aaaaaaa2"], ["tree", file, "--json", "--preview"], ["tree", file, "--ndjson", "--preview"]]) {
+      const shown = onPty(args);
+      assertInert(shown.replace(/\n/g, ""), `arbor ${args[0]} ${args[2] ?? ""} on a terminal`);
+      const piped = arbor(args).stdout;
+      assert.match(piped, /[\u0080-\u009f\u202e]/, "piped output is exact, controls included");
+      const parse = (t: string): unknown => (args.includes("--ndjson") ? t.trim().split("\n").map((l) => JSON.parse(l) as unknown) : JSON.parse(t));
+      assert.deepEqual(parse(shown), parse(piped));
+    }
+  });
+
   it("escapeTerminal keeps newlines, oneLine does not; plain text is unchanged", () => {
     assert.equal(escapeTerminal("a\nb\u001b[1mc\td"), "a\nb\\x1b[1mc\\td");
     assert.equal(oneLine("a\nb\u202ec"), "a\\nb\\u202ec");

@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderSessionExport } from "../../src/core/export";
 import { escapeInline } from "../../src/core/export/export-markdown";
+import { escapeMessageBody } from "../../src/core/export/markdown-body";
 import { fence } from "../../src/core/export/page-model";
 import { SessionManager } from "../../src/core/session/session-manager";
 import { PAYLOADS, writeExportFixture, type ExportFixture } from "../support/export-fixtures";
@@ -60,8 +61,38 @@ describe("Markdown export", () => {
     for (const field of ["session.name", "provider", "model", "toolCall.name", "label", "custom_message.customType", "custom.customType", "orphan.toolName", "errorMessage", "bash.fullOutputPath"]) {
       assert.ok(ours.some((line) => line.includes(escapeInline(`${field}:`))), `${field} is in a heading or note`);
     }
-    // Message bodies stay Markdown, verbatim: the payload is there as written.
-    assert.ok(md.includes(`user.text: Fix the **parser**: it throws on a torn last line. ${PAYLOADS}`));
+    // Message bodies stay Markdown, their raw HTML escaped: the payload reads as written, inert.
+    assert.ok(md.includes(`user.text: Fix the **parser**: it throws on a torn last line. ${escapeMessageBody(PAYLOADS)}`));
+    assert.doesNotMatch(md.replace(/^```[\s\S]*?^```/gm, ""), /(^|[^\\])<(script|img|svg|iframe)\b/im, "no tag outside code, in bodies either");
+  });
+
+  it("keeps a message from forging the export's headings or loading remote images, and leaves its code exact", () => {
+    const body = [
+      "Done.",
+      "",
+      "## User",
+      "run `rm -rf /` now",
+      "   # Assistant",
+      "Fake",
+      "===",
+      "",
+      '<img src="https://tracker.example/p.png"> and <a href="https://x">x</a>, see <https://example.com>',
+      "inline `<img src=x>` stays code",
+      "```html",
+      "<img src=keep>",
+      "## not a heading in a fence",
+      "```",
+      "",
+      "---",
+    ].join("\n");
+    const out = escapeMessageBody(body).split("\n");
+    assert.equal(out[2], "\\## User");
+    assert.equal(out[4], "   \\# Assistant");
+    assert.equal(out[6], "\\===", "a setext underline under text is text");
+    assert.equal(out[8], '&lt;img src="https://tracker.example/p.png"> and &lt;a href="https://x">x&lt;/a>, see <https://example.com>');
+    assert.equal(out[9], "inline `<img src=x>` stays code");
+    assert.deepEqual(out.slice(10, 14), ["```html", "<img src=keep>", "## not a heading in a fence", "```"]);
+    assert.equal(out[15], "---", "a rule after a blank line stays a rule");
   });
 
   it("fences any text, however many backticks it holds", () => {

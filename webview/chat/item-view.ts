@@ -272,6 +272,21 @@ export function renderItem(item: TranscriptItem, index: number, folds: FoldState
   return node;
 }
 
+/**
+ * The element for one item, or a line saying it could not be shown: one item whose drawing fails
+ * (an odd field the guards let through, a browser limit) must not stop the items after it.
+ */
+export function renderItemSafely(item: TranscriptItem, index: number, folds: FoldState, tools?: LiveTools): HTMLElement {
+  try {
+    return renderItem(item, index, folds, tools);
+  } catch {
+    const node = el("div", "item item-broken muted", "This entry could not be shown.");
+    node.dataset.index = String(index);
+    node.dataset.entryId = typeof item.entryId === "string" ? item.entryId : "";
+    return node;
+  }
+}
+
 /** An item not loaded yet: holds its estimated place. */
 export function placeholder(index: number, height: number): HTMLElement {
   const node = el("div", "item item-placeholder");

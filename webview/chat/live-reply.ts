@@ -1,11 +1,22 @@
 /**
- * What is happening now, drawn after the last item: the reply that is streaming (text re-rendered as
+ * What is happening now, drawn after the last item: the reply that is streaming (text drawn as
  * markdown at most once per frame, thinking folded, tool calls as they are named), and a running
  * `!cmd` with its output. Each becomes an item once it is recorded.
+ *
+ * A streaming text is drawn by its appended part: what lies before its last blank line outside a
+ * code fence is settled and drawn once, and only the block still growing is drawn again. A growing
+ * block (or a thinking text) longer than a few kilobytes is redrawn less often the longer it is, so a
+ * huge block costs a bounded share of each second, not a full redraw per frame.
  */
 import { codicon, el } from "../shared/dom";
 import { renderMarkdown } from "../shared/markdown";
+import { settledEnd } from "../shared/markdown-sections";
 import { thinkingLabelElement } from "./item-view";
+
+/** Below this many characters, the growing part is redrawn every frame. */
+const EVERY_FRAME_CHARS = 16_384;
+/** Above it, the growing part waits this many milliseconds per 1,000 characters between redraws. */
+const MS_PER_KCHAR = 1;
 
 interface LivePart {
   kind: "text" | "thinking" | "toolCall";
@@ -13,12 +24,18 @@ interface LivePart {
   node: HTMLElement;
   body: HTMLElement;
   dirty: boolean;
+  /** Text parts: where the settled text ends, and the element that holds the growing block. */
+  settled: number;
+  tail?: HTMLElement;
+  /** When the growing part was last drawn. */
+  drawnAt: number;
 }
 
 export class LiveArea {
   private reply: { node: HTMLElement; parts: Map<number, LivePart> } | undefined;
   private bash: { node: HTMLElement; output: HTMLElement; text: string } | undefined;
   private frame = 0;
+  private later: ReturnType<typeof setTimeout> | undefined;
   /** When the last delta was painted (for the streaming benchmark). */
   lastPaint = 0;
 
@@ -61,7 +78,9 @@ export class LiveArea {
   private createPart(kind: LivePart["kind"]): LivePart {
     if (kind === "text") {
       const body = el("div", "md");
-      return { kind, text: "", node: body, body, dirty: false };
+      const tail = el("div", "md-chunk");
+      body.append(tail);
+      return { kind, text: "", node: body, body, dirty: false, settled: 0, tail, drawnAt: 0 };
     }
     if (kind === "thinking") {
       const node = el("details", "thinking");
@@ -69,12 +88,12 @@ export class LiveArea {
       summary.append(codicon("lightbulb"), thinkingLabelElement(false, true));
       const body = el("div", "md thinking-text");
       node.append(summary, body);
-      return { kind, text: "", node, body, dirty: false };
+      return { kind, text: "", node, body, dirty: false, settled: 0, drawnAt: 0 };
     }
     const node = el("div", "tool live-tool");
     const body = el("span", "tool-name");
     node.append(codicon("loading", "codicon-modifier-spin"), body);
-    return { kind, text: "", node, body, dirty: false };
+    return { kind, text: "", node, body, dirty: false, settled: 0, drawnAt: 0 };
   }
 
   private schedule(): void {
@@ -85,17 +104,47 @@ export class LiveArea {
     });
   }
 
-  /** Renders what changed since the last frame. */
+  /** Renders what changed since the last frame (a long growing part only when its turn has come). */
   paint(): void {
+    const now = performance.now();
+    let wait = Infinity;
     for (const part of this.reply?.parts.values() ?? []) {
       if (!part.dirty) continue;
+      const growing = part.text.length - part.settled;
+      const due = growing <= EVERY_FRAME_CHARS ? 0 : part.drawnAt + (growing / 1000) * MS_PER_KCHAR - now;
+      if (due > 0) {
+        wait = Math.min(wait, due);
+        continue;
+      }
       part.dirty = false;
-      if (part.kind === "text") renderMarkdown(part.body, part.text);
+      part.drawnAt = now;
+      if (part.kind === "text") this.paintText(part);
       else part.body.textContent = part.text;
+    }
+    if (this.later) clearTimeout(this.later);
+    this.later = undefined;
+    if (wait < Infinity) {
+      this.later = setTimeout(() => {
+        this.later = undefined;
+        this.schedule();
+      }, wait);
     }
     if (this.bash) this.bash.output.textContent = this.bash.text;
     this.lastPaint = performance.now();
     this.changed();
+  }
+
+  /** Draws the newly settled blocks once, then the growing block again. */
+  private paintText(part: LivePart): void {
+    const tail = part.tail!;
+    const end = settledEnd(part.text, part.settled);
+    if (end > part.settled) {
+      const chunk = el("div", "md-chunk");
+      part.body.insertBefore(chunk, tail);
+      renderMarkdown(chunk, part.text.slice(part.settled, end));
+      part.settled = end;
+    }
+    renderMarkdown(tail, part.text.slice(part.settled));
   }
 
   endReply(): void {
@@ -131,5 +180,6 @@ export class LiveArea {
 
   dispose(): void {
     if (this.frame) cancelAnimationFrame(this.frame);
+    if (this.later) clearTimeout(this.later);
   }
 }

@@ -9,7 +9,7 @@
  */
 import type { TranscriptSlot } from "../../src/protocol/chat-messages";
 import { el } from "../shared/dom";
-import { placeholder, renderItem, type FoldState, type LiveTools } from "./item-view";
+import { placeholder, renderItemSafely, type FoldState, type LiveTools } from "./item-view";
 
 /** Drawn beyond the viewport on both sides, in pixels. */
 const MARGIN = 800;
@@ -45,6 +45,8 @@ export class TranscriptList {
   private last = 0;
   private requested = new Set<number>();
   private stuck = true;
+  /** Where this list last scrolled the view itself. */
+  private ownScrollTop = -1;
   /** Frames since the last reset: the first one draws the viewport only, the margin follows. */
   private framesSinceReset = 0;
   private frame = 0;
@@ -57,7 +59,9 @@ export class TranscriptList {
     this.element.tabIndex = 0;
     this.element.append(this.top, this.itemsBox, this.bottom, this.tail);
     this.element.addEventListener("scroll", () => {
-      this.stuck = this.atBottom();
+      // A scroll this list made itself says nothing of where the reader wants to be: an item that
+      // grew since (one drawn over several tasks) must not unstick the view from the bottom.
+      if (Math.abs(this.element.scrollTop - this.ownScrollTop) >= 1) this.stuck = this.atBottom();
       this.schedule();
     });
     // Item heights change when folds open, images load or the view is resized.
@@ -249,6 +253,7 @@ export class TranscriptList {
       const target = this.offsetOf(anchor) - anchorDelta;
       if (Math.abs(view.scrollTop - target) >= 1) view.scrollTop = target;
     }
+    this.ownScrollTop = view.scrollTop;
     this.requestMissing(first, last);
   }
 
@@ -265,7 +270,7 @@ export class TranscriptList {
       let node = this.drawn.get(i);
       if (!node) {
         const item = this.items[i];
-        node = item ? renderItem(item, i, this.options.folds, this.options.tools) : placeholder(i, this.heights[i]!);
+        node = item ? renderItemSafely(item, i, this.options.folds, this.options.tools) : placeholder(i, this.heights[i]!);
         if (!item) node.dataset.placeholder = "1";
         this.drawn.set(i, node);
         this.itemsBox.insertBefore(node, before);

@@ -161,6 +161,17 @@ export function renderItem(item: TranscriptItem, labels: ReadonlyMap<string, str
   return root;
 }
 
+/** The element of one item, or a note that it could not be shown: one item must not stop the page's loop. */
+function renderItemSafely(item: TranscriptItem, labels: ReadonlyMap<string, string>): HTMLElement {
+  try {
+    return renderItem(item, labels);
+  } catch {
+    const root = el("article", "item item-broken");
+    root.append(el("p", "note", "This entry could not be shown."));
+    return root;
+  }
+}
+
 export class TranscriptView implements Disposable {
   readonly element: HTMLElement;
   private readonly heading: HTMLElement;
@@ -211,7 +222,7 @@ export class TranscriptView implements Disposable {
   private drawChunk(): void {
     const end = Math.min(this.items.length, this.drawn + CHUNK);
     const fragment = document.createDocumentFragment();
-    for (let i = this.drawn; i < end; i++) fragment.appendChild(renderItem(this.items[i]!, this.labels));
+    for (let i = this.drawn; i < end; i++) fragment.appendChild(renderItemSafely(this.items[i]!, this.labels));
     this.list.appendChild(fragment);
     this.drawn = end;
     const left = this.items.length - end;

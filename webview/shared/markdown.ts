@@ -6,52 +6,17 @@
  * itself, as data). Shared by the chat and the exported HTML page.
  */
 import DOMPurify from "dompurify";
-import hljs from "highlight.js/lib/core";
-import bash from "highlight.js/lib/languages/bash";
-import c from "highlight.js/lib/languages/c";
-import cpp from "highlight.js/lib/languages/cpp";
-import csharp from "highlight.js/lib/languages/csharp";
-import css from "highlight.js/lib/languages/css";
-import diff from "highlight.js/lib/languages/diff";
-import go from "highlight.js/lib/languages/go";
-import java from "highlight.js/lib/languages/java";
-import javascript from "highlight.js/lib/languages/javascript";
-import json from "highlight.js/lib/languages/json";
-import markdown from "highlight.js/lib/languages/markdown";
-import python from "highlight.js/lib/languages/python";
-import rust from "highlight.js/lib/languages/rust";
-import shell from "highlight.js/lib/languages/shell";
-import sql from "highlight.js/lib/languages/sql";
-import typescript from "highlight.js/lib/languages/typescript";
-import xml from "highlight.js/lib/languages/xml";
-import yaml from "highlight.js/lib/languages/yaml";
 import { Marked, type Tokens } from "marked";
+import { fillCode, languageOf } from "./code-highlight";
+import { markdownSections, sectionsOf, type MarkdownSection } from "./markdown-sections";
+import { cancelSlices, pauseSlices, runInSlices, TASK_BUDGET_MS } from "./slices";
 
-const LANGUAGES = { bash, c, cpp, csharp, css, diff, go, java, javascript, json, markdown, python, rust, shell, sql, typescript, xml, yaml };
-for (const [name, language] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, language);
-const ALIASES: Record<string, string> = { sh: "bash", zsh: "bash", console: "shell", js: "javascript", jsx: "javascript", mjs: "javascript", cjs: "javascript", ts: "typescript", tsx: "typescript", py: "python", rs: "rust", html: "xml", svg: "xml", yml: "yaml", md: "markdown", "c++": "cpp", cs: "csharp", patch: "diff" };
+export { languageOf } from "./code-highlight";
 
 const SAFE_LINK = /^(?:https?:|mailto:)/i;
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-}
-
-/** The highlight.js language for a fence's info string, if we carry one. */
-export function languageOf(info: string | undefined): string | undefined {
-  const name = (info ?? "").trim().split(/\s+/)[0]?.toLowerCase() ?? "";
-  const resolved = ALIASES[name] ?? name;
-  return resolved && hljs.getLanguage(resolved) ? resolved : undefined;
-}
-
-/** Highlighted HTML for a piece of code (escaped text when the language is unknown). */
-export function highlightCode(code: string, language: string | undefined): string {
-  if (!language) return escapeHtml(code);
-  try {
-    return hljs.highlight(code, { language, ignoreIllegals: true }).value;
-  } catch {
-    return escapeHtml(code);
-  }
 }
 
 const parser = new Marked({
@@ -60,11 +25,12 @@ const parser = new Marked({
   renderer: {
     // Raw HTML in a message is text, never markup.
     html: ({ text }: Tokens.HTML | Tokens.Tag) => escapeHtml(text),
+    // Plain here; highlighted once sanitised, in slices (see fillCode).
     code({ text, lang }: Tokens.Code) {
       const language = languageOf(lang);
       const cls = language ? ` class="hljs language-${language}"` : ` class="hljs"`;
       const label = lang ? ` data-lang="${escapeHtml(lang.trim().split(/\s+/)[0] ?? "")}"` : "";
-      return `<pre${label}><code${cls}>${highlightCode(text, language)}</code></pre>\n`;
+      return `<pre${label}><code${cls}>${escapeHtml(text)}</code></pre>\n`;
     },
     link(this: { parser: { parseInline(tokens: Tokens.Generic[]): string } }, { href, title, tokens }: Tokens.Link) {
       const inner = this.parser.parseInline(tokens);
@@ -117,15 +83,112 @@ export interface MarkdownOptions {
   readonly lineBreaks?: boolean;
 }
 
-/** Sanitised HTML for a markdown text (a string safe to assign to innerHTML). */
-export function markdownToSafeHtml(text: string, options: MarkdownOptions = {}): string {
-  const html = parser.parse(text, { breaks: options.lineBreaks === true }) as string;
-  return purifier().sanitize(html, { ALLOWED_TAGS, ALLOWED_ATTR, ALLOW_DATA_ATTR: false });
+/**
+ * Characters of text appended in one task, at most: laying out text costs the frame after the
+ * task, about a millisecond per 5 KB here, so appending is paced by size as well as by time.
+ */
+const CHARS_PER_TASK = 24_576;
+
+const PURIFY = { ALLOWED_TAGS, ALLOWED_ATTR, ALLOW_DATA_ATTR: false } as const;
+
+function sanitizeToFragment(html: string): DocumentFragment {
+  return purifier().sanitize(html, { ...PURIFY, RETURN_DOM_FRAGMENT: true });
 }
 
-/** Renders markdown into an element, replacing what it held. */
-export function renderMarkdown(target: HTMLElement, text: string, options?: MarkdownOptions): void {
-  target.innerHTML = markdownToSafeHtml(text, options);
+/** A piece shown as the text it is, when markdown cannot be trusted to parse it. */
+function plainBlock(text: string): HTMLElement {
+  const p = document.createElement("p");
+  p.className = "md-plain";
+  p.textContent = text;
+  return p;
+}
+
+/** The nodes of one section; a section the parser or the sanitiser fails on is shown as text. */
+function sectionNodes(section: MarkdownSection, options: MarkdownOptions, deadline: number): Node {
+  if (section.kind === "plain") return plainBlock(section.text);
+  if (section.kind === "code") {
+    const language = languageOf(section.info);
+    const pre = document.createElement("pre");
+    const label = section.info.split(/\s+/)[0];
+    if (label) pre.dataset.lang = label;
+    const code = document.createElement("code");
+    code.className = language ? `hljs language-${language}` : "hljs";
+    pre.append(code);
+    fillCode(code, section.text, language, deadline, sanitizeToFragment);
+    return pre;
+  }
+  let fragment: DocumentFragment;
+  try {
+    fragment = sanitizeToFragment(parser.parse(section.text, { breaks: options.lineBreaks === true }) as string);
+  } catch {
+    // Deep nesting the sections missed overflows the parser's stack: the text stays readable.
+    return plainBlock(section.text);
+  }
+  for (const code of fragment.querySelectorAll<HTMLElement>("pre > code")) {
+    const language = /\blanguage-([\w+-]+)/.exec(code.className)?.[1];
+    if (language) fillCode(code, code.textContent ?? "", language, deadline, sanitizeToFragment);
+  }
+  return fragment;
+}
+
+/**
+ * Renders markdown into an element, replacing what it held. The text is cut into sections (see
+ * markdown-sections.ts); those that fit the task's time budget are drawn now, the rest in later
+ * tasks, appended in order, while the element stays on the page. Rendering the same element again
+ * drops what was still to come.
+ */
+export function renderMarkdown(target: HTMLElement, text: string, options: MarkdownOptions = {}): void {
+  cancelSlices(target);
+  target.replaceChildren();
+  const sections = sectionsOf(text);
+  const deadline = performance.now() + TASK_BUDGET_MS;
+  // At least one section now, so that a short message is drawn whole in the task that asked.
+  let next = sections.next();
+  let chars = 0;
+  // A text of several sections holds each in a block of its own (see .md-section in the
+  // stylesheets), so appending one lays out that one and not all those before it.
+  const wrap = (nodes: Node): Node => {
+    const section = document.createElement("div");
+    section.className = "md-section";
+    section.append(nodes);
+    return section;
+  };
+  const first = next.done ? undefined : sectionNodes(next.value, options, deadline);
+  if (first) chars += next.value!.text.length;
+  next = sections.next();
+  if (first) target.append(next.done ? first : wrap(first));
+  while (!next.done) {
+    if (performance.now() >= deadline || chars >= CHARS_PER_TASK) break;
+    target.append(wrap(sectionNodes(next.value, options, deadline)));
+    chars += next.value.text.length;
+    next = sections.next();
+  }
+  if (next.done) return;
+  let pending: MarkdownSection | undefined = next.value;
+  chars = 0;
+  runInSlices(
+    target,
+    () => {
+      const section = pending ?? sections.next().value;
+      pending = undefined;
+      if (!section) return true;
+      target.append(wrap(sectionNodes(section, options, performance.now() + TASK_BUDGET_MS / 2)));
+      chars += section.text.length;
+      if (chars >= CHARS_PER_TASK) {
+        chars = 0;
+        pauseSlices();
+      }
+      return false;
+    },
+    target,
+  );
+}
+
+/** Sanitised HTML for a markdown text, drawn whole at once (a string safe to assign to innerHTML). */
+export function markdownToSafeHtml(text: string, options: MarkdownOptions = {}): string {
+  const div = document.createElement("div");
+  for (const section of markdownSections(text)) div.append(sectionNodes(section, options, Infinity));
+  return div.innerHTML;
 }
 
 /** The image types a page shows from a message's image blocks. */

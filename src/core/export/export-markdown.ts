@@ -2,13 +2,14 @@ import type { SessionReader } from "../session/session-reader";
 import type { ImageContent } from "../session/types";
 import { formatCount, formatTokens } from "../tree/entry-view";
 import { buildTranscript, toolResultText, type AssistantItem, type AssistantPart, type ToolResultView, type TranscriptItem } from "../transcript";
+import { escapeMessageBody } from "./markdown-body";
 import { exportTitle, fence } from "./page-model";
 
 /**
  * Session text that we place in our own lines (headings, names, labels, paths) reads as text: line
  * breaks become spaces, and each character that could start emphasis, code, a link, a table cell,
- * an HTML tag or entity, or close a heading is backslash-escaped. Message bodies are Markdown
- * already and stay as they were written.
+ * an HTML tag or entity, or close a heading is backslash-escaped. Message bodies stay Markdown, with
+ * their raw HTML escaped and their headings shown as text (markdown-body.ts).
  */
 export function escapeInline(text: string): string {
   return text.replace(/\s+/g, " ").trim().replace(/[\\`*_[\]<>&|~#]/g, "\\$&");
@@ -16,7 +17,7 @@ export function escapeInline(text: string): string {
 
 /** Text as a block quote (each line behind "> "), for summaries and thinking. */
 function quote(text: string): string {
-  return text
+  return escapeMessageBody(text, { quoted: true })
     .replace(/\n+$/, "")
     .split("\n")
     .map((line) => (line ? `> ${line}` : ">"))
@@ -69,7 +70,7 @@ function toolResultBlock(result: ToolResultView): string[] {
 function partBlock(part: AssistantPart): string[] {
   switch (part.type) {
     case "text":
-      return part.text.trim() ? [part.text.replace(/\n+$/, "")] : [];
+      return part.text.trim() ? [escapeMessageBody(part.text.replace(/\n+$/, ""))] : [];
     case "thinking":
       return part.redacted ? ["*(thinking redacted by the provider)*"] : part.text.trim() ? ["**Thinking:**", quote(part.text)] : [];
     case "toolCall": {
@@ -95,7 +96,7 @@ function assistantBlock(item: AssistantItem, labels: ReadonlyMap<string, string>
 function itemBlocks(item: TranscriptItem, labels: ReadonlyMap<string, string>, options: TranscriptMarkdownOptions = { times: true }): string[] {
   switch (item.kind) {
     case "user":
-      return [heading("User", item, labels, options), ...(item.text ? [item.text.replace(/\n+$/, "")] : []), ...imageNotes(item.images)];
+      return [heading("User", item, labels, options), ...(item.text ? [escapeMessageBody(item.text.replace(/\n+$/, ""))] : []), ...imageNotes(item.images)];
     case "assistant":
       return assistantBlock(item, labels, options);
     case "toolResult":
@@ -109,7 +110,7 @@ function itemBlocks(item: TranscriptItem, labels: ReadonlyMap<string, string>, o
       return out;
     }
     case "custom":
-      return [heading(`Message from ${escapeInline(item.customType)}`, item, labels, options), ...(item.text ? [item.text.replace(/\n+$/, "")] : []), ...imageNotes(item.images)];
+      return [heading(`Message from ${escapeInline(item.customType)}`, item, labels, options), ...(item.text ? [escapeMessageBody(item.text.replace(/\n+$/, ""))] : []), ...imageNotes(item.images)];
     case "compaction":
       return [heading(`Compaction (${formatTokens(item.tokensBefore)} tokens summarized)`, item, labels, options), quote(item.summary)];
     case "branchSummary":

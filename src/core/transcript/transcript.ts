@@ -221,10 +221,16 @@ export class PathTranscript {
   itemAt(index: number): TranscriptItem | null {
     const entry = this.path.entryAt(index);
     if (!entry) return null;
-    const item = itemOfEntry(entry);
-    if (item?.kind === "toolResult") return this.ownerOfResult(index) === undefined ? item : null;
-    if (item?.kind === "assistant") this.attachResults(item, index);
-    return item;
+    try {
+      const item = itemOfEntry(entry);
+      if (item?.kind === "toolResult") return this.ownerOfResult(index) === undefined ? item : null;
+      if (item?.kind === "assistant") this.attachResults(item, index);
+      return item;
+    } catch {
+      // A field of a shape the format does not have (a null message, content of another type):
+      // the entry is shown as a note, and the items around it as usual.
+      return unreadableItem(entry);
+    }
   }
 
   /** Pairs an assistant item's calls with the results that follow it on the path. */
@@ -247,6 +253,12 @@ export class PathTranscript {
       if (!isBookkeeping(entry)) break;
     }
   }
+}
+
+/** The note shown for an entry whose fields the transcript cannot read. */
+function unreadableItem(entry: SessionEntry): TranscriptItem {
+  const id = (entry as { id?: unknown }).id;
+  return { kind: "custom", entryId: typeof id === "string" ? id : String(id), timestamp: 0, customType: "arbor", text: "This entry could not be shown: its fields are not in the session format.", images: [] };
 }
 
 /** A path given as an array of entries. */

@@ -4,6 +4,7 @@
  * them. Appends at the leaf extend the path; a leaf that moves elsewhere starts a new generation.
  * Host side, no `vscode`: the controller turns what it returns into messages.
  */
+import { clampTranscriptItem } from "../../protocol/chat-clamp";
 import type { SessionManager } from "../../core/session/session-manager";
 import type { SessionEntry } from "../../core/session/types";
 import type { EntrySummary } from "../../core/tree/types";
@@ -52,7 +53,10 @@ export class ChatTranscript {
   itemAt(index: number): TranscriptSlot {
     let slot = this.cache.get(index);
     if (slot === undefined) {
-      slot = this.transcript.itemAt(index);
+      // One odd entry is clamped (or replaced by a note) here: the chat's guards would refuse the
+      // whole message that carried it.
+      const item = this.transcript.itemAt(index);
+      slot = item && clampTranscriptItem(item);
       this.cache.set(index, slot);
     }
     return slot;

@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { Browser, Page } from "playwright-core";
 import { launchChromium } from "./browser";
 import { recordConsole, reportFailure } from "./diagnostics";
-import { watchWebviewStalls } from "./webview-stalls";
+import { refuseCodeServerServiceWorker, watchWebviewStarts } from "./webview-starts";
 import { assertToolsInstalled, vsixPath } from "./paths";
 import { createSandbox, Sandbox } from "./sandbox";
 import { installVsix, RunningServer, startCodeServer } from "./servers";
@@ -61,7 +61,9 @@ export async function openWorkbench(options: OpenWorkbenchOptions): Promise<Work
   const trust = options.restrictedMode ? { "security.workspace.trust.enabled": true, "security.workspace.trust.startupPrompt": "never" } : {};
   const settings = { ...(options.theme ? { "workbench.colorTheme": colorThemes[options.theme] } : {}), ...trust, ...options.settings };
   const sandbox = createSandbox("e2e", { ...(options.env ? { env: options.env } : {}), settings });
-  const cleanups: (() => Promise<void> | void)[] = [() => sandbox.dispose()];
+  // Undone in reverse: the count of webview starts is read once the server has stopped (its logs are
+  // complete) and before the sandbox with the logs is deleted.
+  const cleanups: (() => Promise<void> | void)[] = [() => sandbox.dispose(), watchWebviewStarts(sandbox.userDataDir)];
   let closed = false;
   const close = async () => {
     if (closed) return;
@@ -84,10 +86,9 @@ export async function openWorkbench(options: OpenWorkbenchOptions): Promise<Work
     const browser = await launchChromium(sandbox);
     cleanups.push(() => browser.close());
     const page = await browser.newPage({ viewport: options.viewport ?? { width: 1400, height: 900 } });
+    await page.addInitScript(refuseCodeServerServiceWorker);
     await page.addInitScript(tagWebviewFrames);
     const consoleLines = recordConsole(page);
-    const stalls = watchWebviewStalls(page, (line) => console.log(line));
-    cleanups.push(() => stalls.dispose());
     if (verbose) page.on("console", (message) => console.log(`[browser ${message.type()}] ${message.text()}`));
     const url = `${server.origin}/?folder=${encodeURIComponent(options.folder)}`;
     // The workbench's own readiness is waited for below; under load its page "load" can take over 30 s.

@@ -22,7 +22,7 @@ export function run(): Promise<void> {
 
 /** Runs every test file under `dir` (also the Restricted Mode suite's entry, in its own folder). */
 export async function runTestsIn(dir: string): Promise<void> {
-  const mocha = new Mocha({ ui: "bdd", reporter: "spec", color: false, timeout: 60_000 });
+  const mocha = new Mocha({ ui: "bdd", reporter: "spec", color: false, timeout: 60_000, forbidOnly: true });
   const grep = process.env.ARBOR_HOST_GREP;
   if (grep) mocha.grep(grep);
   for (const file of findTests(dir).sort()) mocha.addFile(file);

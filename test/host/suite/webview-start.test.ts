@@ -19,8 +19,9 @@ describe("a webview page that never starts", function () {
     for (const panel of panels.splice(0)) panel.dispose();
   });
 
-  function open(html: (n: number) => string, options: { afterMs: number; attempts: number }, queue = new WebviewStartQueue(60_000), order?: { readonly name: string; readonly log: string[] }) {
-    const panel = vscode.window.createWebviewPanel("arborTest.webviewStart", "Start watch", { viewColumn: vscode.ViewColumn.Active, preserveFocus: true }, { enableScripts: true });
+  /** Opens a watched panel in `column`: two panels in one column would hide the first (a hidden page does not load). */
+  function open(html: (n: number) => string, options: { afterMs: number; attempts: number }, column = vscode.ViewColumn.One, queue = new WebviewStartQueue(60_000), order?: { readonly name: string; readonly log: string[] }) {
+    const panel = vscode.window.createWebviewPanel("arborTest.webviewStart", "Start watch", { viewColumn: column, preserveFocus: true }, { enableScripts: true });
     panels.push(panel);
     const warnings: string[] = [];
     const infos: string[] = [];
@@ -55,20 +56,21 @@ describe("a webview page that never starts", function () {
     assert.deepEqual(page.infos, [], "no start is logged");
     // A second watch with the same delay, begun after the first gave up: by the time it reloads its
     // page, the first would have reloaded again had it not stopped.
-    const later = open(silentPage, { afterMs: 400, attempts: 1 });
+    const later = open(silentPage, { afterMs: 400, attempts: 1 }, vscode.ViewColumn.Two);
     await until(() => later.warnings.length >= 1, "the later page's first reload", 20_000);
     assert.equal(page.renders(), 3, "no more after the last attempt");
   });
 
   it("is left alone once its script has said anything, and its start is logged", async () => {
-    const afterMs = 1_500;
+    // Long enough for a page to start on a busy machine (a first panel can take 2 s).
+    const afterMs = 8_000;
     const page = open(speakingPage, { afterMs, attempts: 2 });
     await until(() => page.events.includes("message"), "the page's message", 20_000);
     // A silent page watched with the same delay, opened after the first: when it is loaded again,
     // the first page's watch would have been due too.
-    const silent = open(silentPage, { afterMs, attempts: 1 });
+    const silent = open(silentPage, { afterMs, attempts: 1 }, vscode.ViewColumn.Two);
     await until(() => silent.warnings.length >= 1, "the silent page's reload", 20_000);
-    assert.equal(page.renders(), 1);
+    assert.equal(page.renders(), 1, `one page: ${JSON.stringify({ events: page.events, infos: page.infos, warnings: page.warnings })}`);
     assert.deepEqual(page.warnings, []);
     assert.equal(page.infos.length, 1);
     assert.match(page.infos[0]!, /^the test page page started \(\d+ ms after its page was set\)$/);
@@ -77,10 +79,10 @@ describe("a webview page that never starts", function () {
   it("loads the second page of the window only once the first has said it started", async () => {
     const queue = new WebviewStartQueue(60_000);
     const log: string[] = [];
-    const first = open(speakingPage, { afterMs: 30_000, attempts: 1 }, queue, { name: "tree", log });
-    const second = open(speakingPage, { afterMs: 30_000, attempts: 1 }, queue, { name: "chat", log });
+    const first = open(speakingPage, { afterMs: 30_000, attempts: 1 }, vscode.ViewColumn.One, queue, { name: "tree", log });
+    const second = open(speakingPage, { afterMs: 30_000, attempts: 1 }, vscode.ViewColumn.Two, queue, { name: "chat", log });
     assert.deepEqual(log, ["tree render"], "the second waits while the first loads");
-    await until(() => second.events.includes("message"), "the second page's message", 20_000);
+    await until(() => second.events.includes("message"), `the second page's message (so far: ${log.join(", ")})`, 20_000);
     assert.deepEqual(log, ["tree render", "tree message", "chat render", "chat message"]);
     assert.equal(first.infos.length, 1, "the first page's start is logged");
     assert.equal(second.infos.length, 1);

@@ -76,8 +76,8 @@ describe("commands without a test before", function () {
     const authFile = join(process.env.PI_CODING_AGENT_DIR!, "auth.json");
     const savedAuth = existsSync(authFile) ? readFileSync(authFile, "utf8") : undefined;
     try {
-      // A provider without a key of its own: only the imported one can authorise it.
-      setPiProvider("host-import", { baseUrl: server.baseUrl, api: "openai-completions", models: [{ id: "import-model" }] });
+      // A provider whose own key is a placeholder: only the imported one authorises it.
+      setPiProvider("host-import", { baseUrl: server.baseUrl, api: "openai-completions", apiKey: "placeholder", models: [{ id: "import-model" }] });
       await until(() => arbor.models.findEntry({ provider: "host-import", id: "import-model" }) !== undefined, "the models.json provider");
       writeFileSync(authFile, JSON.stringify({ "host-import": { type: "api_key", key: secret }, "host-subscription": { type: "oauth", access: "a", refresh: "b", expires: 1 } }));
       const asked: { message: string; detail: string }[] = [];

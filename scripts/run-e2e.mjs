@@ -3,7 +3,7 @@
 // VS Code (code-server) driven in chromium. Builds and packages first unless told not to.
 // Screenshots land in test-results/.
 //
-// Usage: node scripts/run-e2e.mjs [--no-build] [--verbose] [mocha args...]
+// Usage: node scripts/run-e2e.mjs [--no-build] [--verbose] [--spec out/test/e2e/<name>.e2e.test.js] [mocha args...]
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -43,7 +43,9 @@ const status = run(process.execPath, [
   "--no-config", "--forbid-only", "--timeout", "180000", "--reporter", "spec",
   // Fails a test in which Arbor had to load a webview's page again, and counts the start-ups.
   "--require", "out/test/e2e/harness/webview-starts.js",
-  "--spec", "out/test/e2e/**/*.e2e.test.js",
+  // `--spec out/test/e2e/<name>.e2e.test.js` among the arguments runs that file alone (mocha would add
+  // it to the default spec, not replace it).
+  ...(mochaArgs.includes("--spec") ? [] : ["--spec", "out/test/e2e/**/*.e2e.test.js"]),
   ...mochaArgs,
 ]);
 process.exit(status);

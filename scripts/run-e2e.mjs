@@ -3,7 +3,7 @@
 // VS Code (code-server) driven in chromium. Builds and packages first unless told not to.
 // Screenshots land in test-results/.
 //
-// Usage: node scripts/run-e2e.mjs [--no-build] [--verbose] [mocha args...]
+// Usage: node scripts/run-e2e.mjs [--no-build] [--verbose] [--spec out/test/e2e/<name>.e2e.test.js] [mocha args...]
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -40,8 +40,12 @@ runOrExit(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p"
 // Mocha runs in a child so that its exit hooks (which stop every server and browser) run as usual.
 const status = run(process.execPath, [
   join(root, "node_modules/mocha/bin/mocha.js"),
-  "--no-config", "--timeout", "180000", "--reporter", "spec",
-  "--spec", "out/test/e2e/**/*.e2e.test.js",
+  "--no-config", "--forbid-only", "--timeout", "180000", "--reporter", "spec",
+  // Fails a test in which Arbor had to load a webview's page again, and counts the start-ups.
+  "--require", "out/test/e2e/harness/webview-starts.js",
+  // `--spec out/test/e2e/<name>.e2e.test.js` among the arguments runs that file alone (mocha would add
+  // it to the default spec, not replace it).
+  ...(mochaArgs.includes("--spec") ? [] : ["--spec", "out/test/e2e/**/*.e2e.test.js"]),
   ...mochaArgs,
 ]);
 process.exit(status);

@@ -43,6 +43,8 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
   private updateAgain = false;
   private refreshTimer: NodeJS.Timeout | undefined;
   private allWorkspaces = false;
+  /** Arbor's own tests: folder changes are not reported (see ignoreFolderChanges). */
+  private folderChangesIgnored = false;
   private query = "";
   readonly view: vscode.TreeView<SessionNode>;
 
@@ -97,7 +99,18 @@ export class SessionsView implements vscode.TreeDataProvider<SessionNode>, vscod
   private rewatch(): void {
     const loc = this.location();
     const dir = this.allWorkspaces ? resolveSessionsRoot(loc) : sessionDirForCwd(loc.cwd, loc);
-    this.watcher.value = watchFolder(dir, () => this.refresh(), { recursive: this.allWorkspaces });
+    this.watcher.value = watchFolder(dir, () => {
+      if (!this.folderChangesIgnored) this.refresh();
+    }, { recursive: this.allWorkspaces });
+  }
+
+  /**
+   * Arbor's own tests: until disposed, the folder's changes reach the list no more than they do on a
+   * file system that never reports them (some network drives), so that only Refresh can find a file.
+   */
+  ignoreFolderChanges(): vscode.Disposable {
+    this.folderChangesIgnored = true;
+    return new vscode.Disposable(() => (this.folderChangesIgnored = false));
   }
 
   /** A different list (another folder, a search): every row is drawn again. */

@@ -19,7 +19,7 @@ export class TreeEditorPanel implements vscode.Disposable {
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly hub: TreeHub,
-    private readonly log: Pick<vscode.LogOutputChannel, "warn">,
+    private readonly log: Pick<vscode.LogOutputChannel, "warn" | "info">,
     private readonly recorder?: TreeRecorder,
   ) {}
 
@@ -61,7 +61,6 @@ export class TreeEditorPanel implements vscode.Disposable {
     };
     panel.webview.options = treeWebviewOptions(this.extensionUri);
     const render = () => treeHtml(panel.webview, this.extensionUri, "editor");
-    panel.webview.html = render();
     this.panelDisposables.add(connectTreeWebview(panel.webview, this.hub, this.recorder));
     this.panelDisposables.add(watchWebviewStart(panel.webview, { render, visible: () => panel.visible, name: "Conversation Tree tab", log: this.log, gaveUp: offerReload }));
     this.panelDisposables.add(

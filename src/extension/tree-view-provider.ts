@@ -119,7 +119,6 @@ export class TreeViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.view = view;
     view.webview.options = treeWebviewOptions(this.extensionUri);
     const render = () => treeHtml(view.webview, this.extensionUri, "view");
-    view.webview.html = render();
     this.viewDisposables.add(connectTreeWebview(view.webview, this.hub, this.recorder()));
     this.viewDisposables.add(watchWebviewStart(view.webview, {
       render, visible: () => view.visible, name: "Conversation Tree", log: this.log,

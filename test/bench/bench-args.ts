@@ -10,15 +10,17 @@ export interface BenchOptions {
   /** The command line as whole processes. */
   cli: boolean;
   regenerate: boolean;
+  /** Exit non-zero when a target is MISSED. */
+  strict: boolean;
 }
 
 /** 1,000,000 is made of ten chained copies of the 100,000-entry session (see chain.ts). */
 export const DEFAULT_SIZES = [10_000, 100_000, 1_000_000];
-const USAGE = "usage: bench [--size 10000[,100000,1000000]] [--seed N] [--runs N] [--skip-list] [--only-list] [--skip-cli] [--regen]";
+const USAGE = "usage: bench [--size 10000[,100000,1000000]] [--seed N] [--runs N] [--skip-list] [--only-list] [--skip-cli] [--regen] [--strict]";
 
 /** Parses the bench's command line; throws with the usage on anything it does not understand. */
 export function parseBenchArgs(args: string[]): BenchOptions {
-  const options: BenchOptions = { sizes: [], seed: 1, runs: undefined, list: true, sessions: true, cli: true, regenerate: false };
+  const options: BenchOptions = { sizes: [], seed: 1, runs: undefined, list: true, sessions: true, cli: true, regenerate: false, strict: false };
   const value = (i: number, flag: string): string => {
     const v = args[i + 1];
     if (v === undefined || v.startsWith("--")) throw new Error(`${flag} needs a value\n${USAGE}`);
@@ -56,6 +58,9 @@ export function parseBenchArgs(args: string[]): BenchOptions {
         break;
       case "--regen":
         options.regenerate = true;
+        break;
+      case "--strict":
+        options.strict = true;
         break;
       default:
         throw new Error(`unknown argument "${flag}"\n${USAGE}`);

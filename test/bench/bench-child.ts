@@ -65,6 +65,8 @@ async function measureOpen(task: Extract<ChildTask, { kind: "open" }>): Promise<
     checkouts.push({ id, ms: first.ms, repeatMs: repeat.ms, messages: first.value.messages.length, digest: digestOf(first.value) });
   }
 
+  // The peak of the work both engines do (open, contexts, checkouts); ours' every-row summaries come after.
+  const afterCheckouts = snapshotMemory();
   const ids = session.treeIdsInPreorder();
   const allSummariesMs = session.allSummaries ? timedSync(() => session.allSummaries!()).ms : undefined;
   const result: OpenResult = {
@@ -77,6 +79,7 @@ async function measureOpen(task: Extract<ChildTask, { kind: "open" }>): Promise<
     treeDigest: digestOf(ids.join(",")),
     baseline,
     afterOpen,
+    afterCheckouts,
     leafContextMs: leafFirst.ms,
     leafContextRepeatMs: leafRepeat.ms,
     leafId,

@@ -69,6 +69,8 @@ export interface OpenResult {
   treeDigest: string;
   baseline: MemorySnapshot;
   afterOpen: MemorySnapshot;
+  /** After the contexts and checkouts below (maxRSS is the process's peak so far), before allSummaries. */
+  afterCheckouts: MemorySnapshot;
   /** buildSessionContext() for the leaf the file resumes at: first call, then a repeat. */
   leafContextMs: number;
   leafContextRepeatMs: number;

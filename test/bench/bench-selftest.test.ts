@@ -91,6 +91,8 @@ describe("bench: helpers", () => {
   it("parses sizes and rejects bad arguments with the usage", () => {
     assert.deepEqual(parseBenchArgs(["--size", "10000,100_000"]).sizes, [10_000, 100_000]);
     assert.deepEqual(parseBenchArgs([]).sizes, [10_000, 100_000, 1_000_000]);
+    assert.equal(parseBenchArgs([]).strict, false);
+    assert.equal(parseBenchArgs(["--strict"]).strict, true, "--strict: a MISSED target fails the run");
     assert.throws(() => parseBenchArgs(["--size", "ten"]), /--size must be an integer.*\n.*usage/s);
     assert.throws(() => parseBenchArgs(["--runs"]), /--runs needs a value/);
     assert.throws(() => parseBenchArgs(["--fast"]), /unknown argument "--fast"/);
@@ -108,7 +110,7 @@ describe("bench: helpers", () => {
     assert.deepEqual(verdicts.map((v) => [v.target, v.entries, v.status]), [
       ["open", 100_000, "PASS"],
       ["reopen", 100_000, "PASS"],
-      ["memory", 100_000, "MISS"],
+      ["memory", 100_000, "MISSED"],
       ["checkoutContext", 100_000, "N/A"],
       ["append", 100_000, "PASS"],
     ]);
@@ -124,11 +126,11 @@ describe("bench: helpers", () => {
       session(1_000_000, { openMs: 1100, maxRssMb: 500 }, {}, { openMs: 90, maxRssMb: 400 }),
     ], undefined, [cli(100_000, 200, 50), cli(1_000_000, 3500, 300)]);
     const pick = (target: string, what: string) => verdicts.find((v) => v.target === target && v.what.startsWith(what))?.status;
-    assert.equal(pick("large-cli-time", "arbor context (first"), "MISS");
+    assert.equal(pick("large-cli-time", "arbor context (first"), "MISSED");
     assert.equal(pick("large-cli-memory", "arbor context (first"), "PASS");
-    assert.equal(pick("growth", "open, first: time"), "MISS");
+    assert.equal(pick("growth", "open, first: time"), "MISSED");
     assert.equal(pick("growth", "open, first: peak RSS"), "PASS");
     assert.equal(pick("growth", "reopen: peak RSS"), "PASS");
-    assert.equal(pick("growth", "arbor context (first, index built): time"), "MISS");
+    assert.equal(pick("growth", "arbor context (first, index built): time"), "MISSED");
   });
 });

@@ -3,11 +3,11 @@
  * (`@mariozechner/pi-coding-agent@0.73.1`) on generated sessions of 10,000, 100,000 and 1,000,000
  * entries (the last one chained from copies of the 100,000-entry session, which the reference
  * cannot open) and a folder of 200 sessions. Prints tables (absolute times, ratios ours/ref, the
- * parse floor, the machine's cores and load, PASS/MISS on the targets) and writes
+ * parse floor, the machine's cores and load, PASS/MISSED on the targets; --strict exits non-zero on a MISSED one) and writes
  * bench-results/session-bench.json. Any result that differs from the reference's fails the run.
  *
  *   node --expose-gc out/test/bench/bench.js [--size 10000[,100000,1000000]] [--seed 1] [--runs N]
- *                                            [--skip-list] [--only-list] [--skip-cli] [--regen]
+ *                                            [--skip-list] [--only-list] [--skip-cli] [--regen] [--strict]
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -126,6 +126,11 @@ async function main(): Promise<void> {
   if (mismatches.length > 0) {
     console.error(`\nFAILED: ${mismatches.length} result${mismatches.length === 1 ? "" : "s"} differ from the reference's (see above); the numbers above do not count`);
     process.exitCode = 1;
+  }
+  const missed = verdicts.filter((v) => v.status === "MISSED");
+  if (missed.length > 0) {
+    console.log(`\n${missed.length} target${missed.length === 1 ? "" : "s"} MISSED${options.strict ? " (--strict: failing the run)" : ""}`);
+    if (options.strict) process.exitCode = 1;
   }
 }
 

@@ -16,7 +16,7 @@
  * then show the context's use, which every checkout updates.
  *
  *   npm run bench:vscode                                    (packages, compiles, runs both sizes)
- *   node out/test/bench/vscode-bench.js [--sizes 100000,1000000] [--reopens 3] [--checkouts 5] [--model] [--profile]
+ *   node out/test/bench/vscode-bench.js [--sizes 100000,1000000] [--reopens 3] [--checkouts 5] [--model] [--profile] [--strict]
  *   node out/test/bench/vscode-bench.js --activation-only   (only the activation, see activation.ts)
  *
  * Every run first measures Arbor's activation (activation.ts): in three fresh workbenches, the
@@ -328,16 +328,25 @@ async function main(): Promise<void> {
     results.push({ ...r, loadAverage1m: Math.round(os.loadavg()[0] * 100) / 100 });
     console.log(`  ${JSON.stringify(r)}`);
   }
+  let missed = 0;
   const targets: Record<number, { rows: number; checkout: number }> = { 100_000: { rows: 1000, checkout: 300 }, 1_000_000: { rows: 3000, checkout: 1000 } };
   for (const r of results as { entries: number; clickToRowsFirstOpenMs: number; clickToRowsIndexedInBackgroundMs: number; clickToRowsReopenMedianMs: number; checkoutClickToFileMedianMs: number }[]) {
     const t = targets[r.entries];
-    const verdict = (ms: number, limit: number | undefined) => (limit === undefined ? "" : ms <= limit ? ` (target ${limit} ms: met)` : ` (target ${limit} ms: MISSED)`);
+    const verdict = (ms: number, limit: number | undefined) => {
+      if (limit === undefined) return "";
+      if (ms > limit) missed++;
+      return ms <= limit ? ` (target ${limit} ms: met)` : ` (target ${limit} ms: MISSED)`;
+    };
     console.log(`${r.entries.toLocaleString("en-US")} entries: click → rows ${r.clickToRowsFirstOpenMs} ms first open at once${verdict(r.clickToRowsFirstOpenMs, t?.rows)}, ${r.clickToRowsIndexedInBackgroundMs} ms first open after background indexing${verdict(r.clickToRowsIndexedInBackgroundMs, t?.rows)}, ${r.clickToRowsReopenMedianMs} ms reopen${verdict(r.clickToRowsReopenMedianMs, t?.rows)}; checkout click → file ${r.checkoutClickToFileMedianMs} ms${verdict(r.checkoutClickToFileMedianMs, t?.checkout)}`);
   }
   const out = path.join(process.cwd(), "bench-results", "vscode.json");
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), machine, after: { loadAverage1m: Math.round(os.loadavg()[0] * 100) / 100 }, activation, results }, null, 2) + "\n");
   console.log(`wrote ${path.relative(process.cwd(), out)}`);
+  if (missed > 0) {
+    console.log(`${missed} target${missed === 1 ? "" : "s"} MISSED${process.argv.includes("--strict") ? " (--strict: failing the run)" : ""}`);
+    if (process.argv.includes("--strict")) process.exitCode = 1;
+  }
 }
 
 main().catch((err: unknown) => {

@@ -7,6 +7,8 @@
  *   npm run bench:webview                          (builds, compiles, runs)
  *   node --expose-gc out/test/bench/webview-bench.js [--sizes 100000,1000000] [--seed 42]
  *   node out/test/bench/webview-bench.js --screenshots     (only the screenshots)
+ *   node out/test/bench/webview-bench.js --session FILE[,FILE] [--runs 5]   (real files, the open included)
+ *   --strict: exit non-zero when a target is MISSED
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -24,6 +26,20 @@ import { sessionDataOf } from "../../src/extension/tree-session-data";
 function argValue(name: string, fallback: string): string {
   const i = process.argv.indexOf(name);
   return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
+}
+
+/** The first-paint target of issue 10, in ms. */
+const FIRST_PAINT_TARGET_MS = 300;
+/** Targets MISSED in this run; with --strict the process exits non-zero when any was. */
+let missed = 0;
+function mark(met: boolean): "met" | "MISSED" {
+  if (!met) missed++;
+  return met ? "met" : "MISSED";
+}
+function finishStrict(): void {
+  if (missed === 0) return;
+  console.log(`${missed} target${missed === 1 ? "" : "s"} MISSED${process.argv.includes("--strict") ? " (--strict: failing the run)" : ""}`);
+  if (process.argv.includes("--strict")) process.exitCode = 1;
 }
 
 function heapMb(): number {
@@ -126,19 +142,20 @@ function printTable(results: Record<string, Record<string, unknown>>, deep: Reco
     const b = r.browser as Record<string, Record<string, unknown>> | undefined;
     if (!b) continue;
     const fp = b.firstPaint as Record<string, Stats>;
-    lines.push([`${size}: first paint, host request → painted`, s(fp.hostRequestToPaintedMs), `target < 300 ms: ${fp.hostRequestToPaintedMs.median < 300 ? "met" : "MISSED"} (median)`]);
+    // A generated session handed to the host as data: no file is opened here (--session FILE includes the open).
+    lines.push([`${size}: first paint, show request → painted (no file open)`, s(fp.hostRequestToPaintedMs), `target < ${FIRST_PAINT_TARGET_MS} ms: ${mark(fp.hostRequestToPaintedMs.median < FIRST_PAINT_TARGET_MS)} (median)`]);
     lines.push([`${size}:   host / page / render / transfer`, `${fp.hostWorkMs.median} / ${fp.pageHandlingMs.median} / ${fp.renderMs.median} / ${fp.transferAndWaitsMs.median} ms`, `${b.firstPaint.rowsDrawn} rows drawn`]);
     lines.push([`${size}:   host CPU time`, `${fp.hostCpuMs.median} ms`, "the host's work without waiting for a core"]);
     lines.push([`${size}: webview heap after first paint`, `${b.pageHeapAfterFirstPaintMb} MB`, "independent of the session's size"]);
     const co = b.checkout as Record<string, Stats>;
-    lines.push([`${size}: checkout update work`, s(co.updateWorkMs), `target < 16 ms: ${co.updateWorkMs.max < 16 ? "met" : co.updateWorkMs.median < 16 ? "met at the median" : "MISSED"}`]);
+    lines.push([`${size}: checkout update work`, s(co.updateWorkMs), `target < 16 ms: ${co.updateWorkMs.max < 16 ? "met" : mark(co.updateWorkMs.median < 16) === "met" ? "met at the median" : "MISSED"}`]);
     lines.push([`${size}: checkout click → painted`, s(co.clickToPaintedMs), "includes frame waits and the host round trip"]);
     for (const [key, label] of [["scroll", "scroll"], ["scrollWithOtherCoreBusy", "scroll, other core busy"]] as const) {
       const sc = b[key] as Record<string, unknown>;
       lines.push([
         `${size}: ${label}: long tasks`,
         `${sc.longTasks} over 50 ms in ${sc.frames} frames (longest ${sc.longestTaskMs} ms; by CPU ${sc.tracedTasksOver50msCpu}, longest ${sc.longestTaskCpuMs} ms)`,
-        `target none: ${Number(sc.longTasks) === 0 ? "met" : "MISSED"}`,
+        `target none: ${mark(Number(sc.longTasks) === 0)}`,
       ]);
       lines.push([`${size}: ${label}: rows not yet sent`, `${sc.framesWithRowsNotYetSent} of ${sc.frames} frames`, `${sc.viewportRequests} requests, host ${s(sc.hostPerViewportRequestMs as Stats)} each`]);
       lines.push([`${size}: ${label}:   steady scroll / after a jump`, `${sc.steadyFramesWithRowsNotYetSent} of ${sc.steadyFrames} / ${sc.jumpFramesWithRowsNotYetSent} frames`, "a jump waits one round trip to the host"]);
@@ -169,19 +186,33 @@ async function main(): Promise<void> {
     // Real session files, through the extension's own path (see benchSessionFile).
     if (!fs.existsSync(bundle) || !chromiumAvailable()) throw new Error("--session needs dist/tree.js (npm run build) and /usr/bin/chromium");
     const runs = Number(argValue("--runs", "5"));
-    console.log(`Conversation Tree first paint from session files; ${os.cpus().length} CPUs, load average ${round(os.loadavg()[0])}`);
+    console.log(`Conversation Tree first paint from session files, from the open request (file opened, tree laid out, rows sent and painted; the page already loaded); ${os.cpus().length} CPUs, load average ${round(os.loadavg()[0])}`);
     for (const file of sessionFiles.split(",")) {
+      // A first open (untimed) saves the reopen index, so the timed runs open the file as a user reopens it.
       const t0 = performance.now();
-      const sm = await SessionManager.open(file, { readOnly: true });
-      const openMs = performance.now() - t0;
-      await sm.whenIndexSaved();
-      const result = await benchSessionFile(() => sessionDataOf(sm), openSessionTitle(sm), bundle, runs);
-      const fp = result.hostRequestToPaintedMs as Stats;
+      const first = await SessionManager.open(file, { readOnly: true });
+      const firstOpenMs = performance.now() - t0;
+      await first.whenIndexSaved();
+      const entries = first.getEntryCount();
+      await first.close();
+      let indexUse = "";
+      const result = await benchSessionFile(async () => {
+        const sm = await SessionManager.open(file, { readOnly: true });
+        indexUse = sm.getIndexUse();
+        return { data: sessionDataOf(sm), title: openSessionTitle(sm), close: async () => {
+          await sm.whenIndexSaved();
+          await sm.close();
+        } };
+      }, bundle, runs);
+      const fp = result.openRequestToPaintedMs as Stats;
+      const openMs = result.openMs as Stats;
       const hostMs = result.hostWorkMs as Stats;
       const longest = result.longestHostTaskMs as Stats;
-      console.log(`  ${path.basename(file)}: ${sm.getEntryCount().toLocaleString("en-US")} entries (opened in ${round(openMs)} ms, index ${sm.getIndexUse()}); first paint from the host's request to painted rows median ${fp.median} ms (max ${fp.max}), host work ${hostMs.median} ms, longest host task ${longest.median} ms (max ${longest.max}), webview heap ${String(result.pageHeapAfterFirstPaintMb)} MB, ${String(result.rowsSent)} rows sent`);
-      await sm.close();
+      const verdict = fp.median < FIRST_PAINT_TARGET_MS ? "met" : "MISSED";
+      if (verdict === "MISSED") missed++;
+      console.log(`  ${path.basename(file)}: ${entries.toLocaleString("en-US")} entries (first open ${round(firstOpenMs)} ms, untimed); first paint from the open request to painted rows median ${fp.median} ms (max ${fp.max}; target < ${FIRST_PAINT_TARGET_MS} ms: ${verdict}), of which the open ${openMs.median} ms (index ${indexUse}), host work in all ${hostMs.median} ms, longest host task ${longest.median} ms (max ${longest.max}), webview heap ${String(result.pageHeapAfterFirstPaintMb)} MB, ${String(result.rowsSent)} rows sent`);
     }
+    finishStrict();
     console.log(`load average after: ${round(os.loadavg()[0])}`);
     return;
   }
@@ -209,6 +240,7 @@ async function main(): Promise<void> {
   await fs.promises.mkdir(path.dirname(out), { recursive: true });
   await fs.promises.writeFile(out, JSON.stringify({ date: new Date().toISOString(), sizes, seed, machine, after, results, deep, screenshots: shots.map((f) => path.relative(repoRoot(), f)) }, null, 2) + "\n");
   console.log(`wrote ${path.relative(repoRoot(), out)}${shots.length ? ` and ${shots.map((f) => path.relative(repoRoot(), f)).join(", ")}` : ""}`);
+  finishStrict();
 }
 
 main().catch((err: unknown) => {

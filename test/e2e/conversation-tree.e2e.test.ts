@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { createSampleSessions, SampleSessions } from "../support/sample-sessions";
 import { createScratchFolder, openWorkbench, repoRoot, WorkbenchSession } from "./harness";
 import {
-  answerInputBox, conversationTree, pickWebviewContextMenuItem, resumeSessionFromList, resumeSessionInline,
+  answerInputBox, chatView, conversationTree, pickWebviewContextMenuItem, resumeSessionFromList, resumeSessionInline,
   revealLeafRow, revealTreeRow, rowInView, selectTreeRowWithKeys, sessionRow, treeRow, treeStatus, waitForCurrentSessionRow, waitUntil,
 } from "./harness/arbor-views";
 import { showConversationTreeLarge } from "./harness/layout";
@@ -334,6 +334,9 @@ describe("Arbor's views in a real VS Code (e2e)", function () {
     }
     await setTheme("light");
     for (const path of Object.values(shots)) assert.ok(readFileSync(path).length > 10_000, `${path} holds a real image`);
+    // The same pane drawn in two themes: the pictures differ (a pane that did not follow the theme, or
+    // drew nothing, would not).
+    assert.ok(!readFileSync(shots["light-pane"]!).equals(readFileSync(shots["dark-pane"]!)), "the light and the dark pane look different");
   });
 
   it("checks out an entry on the abandoned branch with a click; the file and the reference package agree on the new leaf", async () => {
@@ -402,6 +405,49 @@ describe("Arbor's views in a real VS Code (e2e)", function () {
     await treeRow(tree(), id).click({ button: "right" });
     await page.locator(".context-view .monaco-menu").getByRole("menuitem", { name: "Clear Label", exact: true }).waitFor({ state: "visible" });
     await page.keyboard.press("Escape");
+  });
+
+  it("acts on the selected row with the keys L (label), C (copy its text) and F (fork from it)", async () => {
+    await showSession(samples.mainName);
+    const { page } = session!;
+    const id = samples.main.firstKeptEntryId;
+    const entry = readEntries(samples.mainFile).find((e) => e.id === id) as { message: { role: string; content: unknown } } | undefined;
+    assert.ok(entry && entry.message.role === "user");
+    const content = entry.message.content;
+    const text = typeof content === "string" ? content : (content as { type: string; text?: string }[]).map((b) => b.text ?? "").join("\n\n");
+    const list = tree().locator(".tree");
+
+    // L: the label box, as from the row's menu; the badge and the file follow.
+    await selectTreeRowWithKeys(page, tree(), id);
+    const label = `keyed-${Date.now().toString(36)}`;
+    await page.keyboard.press("l");
+    await answerInputBox(page, label);
+    await treeRow(tree(), id).locator(".badge.label .badge-text", { hasText: label }).waitFor({ state: "visible" });
+    await waitUntil("the label in the session file", async () => (await openWithReference(samples.mainFile)).getLabel(id) === label);
+
+    // C: the entry's text on the clipboard, read back from the page.
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: new URL(session!.url).origin });
+    const clipboard = () => page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText());
+    await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { writeText(t: string): Promise<void> } } }).navigator.clipboard.writeText("copied before"));
+    await list.focus();
+    await tree().locator(`[role="treeitem"]:not([hidden])[aria-selected="true"][data-vscode-context*='"entryId":"${id}"']`).waitFor({ state: "visible" });
+    await page.keyboard.press("c");
+    await waitUntil("the entry's text on the clipboard", async () => (await clipboard()) === text);
+
+    // F: a new session forked before the user message, which the tree shows; its text goes to the chat's input.
+    const before = new Set(readdirSync(samples.sessionDir));
+    await list.focus();
+    await page.keyboard.press("f");
+    const fork = await waitUntil("the fork's session file", () =>
+      readdirSync(samples.sessionDir).filter((f) => f.endsWith(".jsonl") && !before.has(f)).map((f) => join(samples.sessionDir, f))
+        .find((f) => (JSON.parse(readFileSync(f, "utf8").split("\n")[0]!) as { parentSession?: string }).parentSession === samples.mainFile));
+    const forkEntries = readEntries(fork);
+    assert.ok(!forkEntries.some((e) => e.id === id), "forked before the user message: it is not in the fork");
+    const parentId = readEntries(samples.mainFile).find((e) => e.id === id)?.parentId;
+    assert.ok(parentId && forkEntries.some((e) => e.id === parentId), "the fork holds the path up to the message's parent");
+    await waitUntil("the fork in the tree", async () => (await treeStatus(tree())).total === forkEntries.length);
+    await chatView(workbench()).locator("textarea.input").waitFor({ state: "visible" });
+    await waitUntil("the message's text in the chat's input", async () => (await chatView(workbench()).locator("textarea.input").inputValue()) === text);
   });
 
   it("shows entries that another process appends to the open session, without any user action, following the leaf", async () => {

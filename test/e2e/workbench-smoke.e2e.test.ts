@@ -3,11 +3,11 @@
  * driven in chromium like a user would: its container, its Sessions view, and its views under each theme.
  */
 import { strict as assert } from "node:assert";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSampleSessions, SampleSessions } from "../support/sample-sessions";
 import { createScratchFolder, openWorkbench, WorkbenchSession } from "./harness";
-import { conversationTree } from "./harness/arbor-views";
+import { chatView, conversationTree } from "./harness/arbor-views";
 
 describe("Arbor in the VS Code workbench (e2e)", function () {
   this.timeout(180_000);
@@ -37,13 +37,21 @@ describe("Arbor in the VS Code workbench (e2e)", function () {
     scratch?.dispose();
   });
 
-  it("shows the Arbor container in the activity bar and opens its Sessions view", async () => {
+  it("shows the Arbor container in the activity bar and opens it with its three views", async () => {
     const { workbench } = session!;
     const sideBar = await workbench.openViewContainer("Arbor");
-    await workbench.viewPane("Sessions").waitFor({ state: "attached" });
     assert.match((await sideBar.locator(".composite.title h2").textContent()) ?? "", /arbor/i);
-    const shot = await workbench.screenshot("arbor-container");
-    assert.ok(existsSync(shot));
+    // Each view has its pane, and the tree and the chat have drawn their pages in it (the screenshot
+    // below is for people; what is asserted is read from the page).
+    for (const name of ["Sessions", "Conversation Tree", "Chat"]) {
+      const pane = workbench.viewPane(name);
+      await pane.waitFor({ state: "visible" });
+      const box = await pane.boundingBox();
+      assert.ok(box && box.width > 100 && box.height > 20, `the ${name} pane has room: ${JSON.stringify(box)}`);
+    }
+    await conversationTree(workbench).locator(".empty", { hasText: "No session is open" }).waitFor({ state: "visible" });
+    await chatView(workbench).locator("textarea.input").waitFor({ state: "visible" });
+    await workbench.screenshot("arbor-container");
   });
 
   it("lists the workspace's Pi sessions, so the packaged extension activated and read them", async () => {

@@ -69,6 +69,8 @@ export async function runHostTestsInCodeServer(options: HostTestRunOptions): Pro
     const browser = await launchChromium(sandbox);
     cleanups.push(() => browser.close());
     const page = await browser.newPage();
+    // Copy Text is checked by reading the clipboard back, which the browser only allows when granted.
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
     if (options.verbose) page.on("console", (message) => log(`[browser ${message.type()}] ${message.text()}`));
 
     let finish: (code: number) => void = () => undefined;

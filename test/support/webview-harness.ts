@@ -28,8 +28,15 @@ export function repoRoot(): string {
   return dir;
 }
 
+/**
+ * Whether chromium is installed, for the browser tests that skip without it on a developer's machine.
+ * In CI (`CI` set, as .ci/run does) a missing chromium is an error, not a skip: a browser test that
+ * never ran must not pass as pending.
+ */
 export function chromiumAvailable(): boolean {
-  return fs.existsSync(CHROMIUM_PATH);
+  if (fs.existsSync(CHROMIUM_PATH)) return true;
+  if (process.env.CI) throw new Error(`No chromium at ${CHROMIUM_PATH}: CI runs every browser test (install Debian's chromium).`);
+  return false;
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Pi's filters, exactly: on random sessions written by the reference, every filter mode and every
- * search query select the same entries, under the same shown parents, as the reference's own tree
+ * search query select the same entries, in the same row order, under the same shown parents, as the reference's own tree
  * selector (driven headless, see test/support/reference-tree-selector.ts), for the session's leaf
  * and for other leaves. Arbor's side is what the extension runs: the session file opened by Arbor's
  * SessionManager, its entry summaries and labels, and the host's tree model.
@@ -18,7 +18,7 @@ import { referenceSearchText } from "../../src/core/tree/search-text";
 import { TreeModel } from "../../src/core/tree/tree-model";
 import type { EntrySummary } from "../../src/core/tree/types";
 import { createRng, generateReferenceSession, type Rng } from "../support/random-session";
-import { loadReference, type PiReference, type RefSessionManager } from "../support/reference";
+import { loadReference, type PiReference, type RefSessionManager, type RefTreeNode } from "../support/reference";
 import { loadReferenceTreeSelector, REF_FILTER_MODES, type ReferenceTreeSelector, type RefSelection } from "../support/reference-tree-selector";
 
 const SEEDS = 36;
@@ -113,6 +113,17 @@ function queriesFor(rng: Rng, summaries: readonly EntrySummary[], labels: Readon
   return queries;
 }
 
+/** The ids of the reference's tree (getTree: children oldest first), depth first, parents before children. */
+function preorder(roots: readonly RefTreeNode[]): string[] {
+  const out: string[] = [];
+  const stack = [...roots].reverse();
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    out.push(node.entry.id);
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
+  }
+  return out;
+}
+
 /** What Arbor's tree shows: the drawn rows' ids and each row's shown parent. */
 function arborSelection(summaries: EntrySummary[], labels: Map<string, string>, leafId: string | null, mode: (typeof FILTER_MODES)[number], query: string): RefSelection {
   const model = TreeModel.create(mode);
@@ -141,7 +152,7 @@ describe("tree filters and search against the reference's tree selector", functi
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("every mode and search selects the same entries under the same shown parents, for several leaves", async () => {
+  it("every mode and search shows the same rows in the same order under the same shown parents, for several leaves", async () => {
     let compared = 0;
     let hiddenTurnsCompared = 0;
     let nonEmptySearches = 0;
@@ -157,6 +168,7 @@ describe("tree filters and search against the reference's tree selector", functi
         const labels = ours.getLabels();
         assert.equal(ours.getLeafId(), ref.getLeafId(), `seed ${seed}: leaf`);
         const tree = ref.getTree();
+        const treeOrder = preorder(tree);
         const textless = summaries.filter((s) => s.textless).map((s) => s.id);
         const leaves = [ref.getLeafId(), rng.pick(summaries).id, textless.length ? rng.pick(textless) : rng.pick(summaries).id];
         const queries = ["", ...queriesFor(rng, summaries, labels)];
@@ -167,6 +179,11 @@ describe("tree filters and search against the reference's tree selector", functi
               const mine = arborSelection(summaries, labels, leafId, mode, query);
               const where = `seed ${seed}, leaf ${leafId}, mode ${mode}, query ${JSON.stringify(query)}`;
               assert.deepEqual([...mine.ids].sort(), [...theirs.ids].sort(), `${where}: shown entries`);
+              // And in the same order as the reference's tree (a set comparison alone would pass rows
+              // drawn in any order). Pi's selector also moves the branch that holds the leaf before its
+              // siblings; Arbor keeps the tree's own order, so that a checkout never moves rows.
+              const shown = new Set(theirs.ids);
+              assert.deepEqual(mine.ids, treeOrder.filter((id) => shown.has(id)), `${where}: rows in the reference's tree order`);
               assert.deepEqual(new Map([...mine.visibleParent].sort()), new Map([...theirs.visibleParent].sort()), `${where}: shown parents`);
               compared++;
               if (query !== "" && theirs.ids.length > 0) nonEmptySearches++;

@@ -24,7 +24,6 @@ function bindChatWebview(webview: vscode.Webview, extensionUri: vscode.Uri, cont
     title: "Arbor Chat",
     dataImages: true,
   });
-  webview.html = render();
   const surface: ChatSurface = {
     post: (message: HostToChatMessage) => void webview.postMessage(message),
     get visible() {
@@ -58,7 +57,7 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly controller: ChatController,
-    private readonly log: Pick<vscode.LogOutputChannel, "warn">,
+    private readonly log: Pick<vscode.LogOutputChannel, "warn" | "info">,
   ) {}
 
   resolveWebviewView(view: vscode.WebviewView): void {

@@ -13,6 +13,8 @@ export const chromiumFlags: readonly string[] = [
   "--no-first-run",
   "--disable-dev-shm-usage",
   "--disable-features=Translate,MediaRouter,OptimizationHints",
+  // The webviews' own hosts (<uuid>.arbor.localhost, see origin-proxy.ts) go to this machine's IPv4 loopback.
+  "--host-resolver-rules=MAP *.localhost 127.0.0.1, MAP localhost 127.0.0.1",
 ];
 
 /** Launches headless chromium with the sandbox's environment. Headed when ARBOR_HEADED=1. */

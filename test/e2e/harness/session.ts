@@ -6,10 +6,11 @@ import { existsSync } from "node:fs";
 import { Browser, Page } from "playwright-core";
 import { launchChromium } from "./browser";
 import { recordConsole, reportFailure } from "./diagnostics";
-import { watchWebviewStalls } from "./webview-stalls";
+import { refuseCodeServerServiceWorker, watchWebviewStarts } from "./webview-starts";
 import { assertToolsInstalled, vsixPath } from "./paths";
 import { createSandbox, Sandbox } from "./sandbox";
 import { installVsix, RunningServer, startCodeServer } from "./servers";
+import { startOriginProxy } from "./origin-proxy";
 import { colorThemes, defaultUiTimeoutMs, Workbench } from "./workbench";
 
 /** Options for {@link openWorkbench}. */
@@ -61,7 +62,9 @@ export async function openWorkbench(options: OpenWorkbenchOptions): Promise<Work
   const trust = options.restrictedMode ? { "security.workspace.trust.enabled": true, "security.workspace.trust.startupPrompt": "never" } : {};
   const settings = { ...(options.theme ? { "workbench.colorTheme": colorThemes[options.theme] } : {}), ...trust, ...options.settings };
   const sandbox = createSandbox("e2e", { ...(options.env ? { env: options.env } : {}), settings });
-  const cleanups: (() => Promise<void> | void)[] = [() => sandbox.dispose()];
+  // Undone in reverse: the count of webview starts is read once the server has stopped (its logs are
+  // complete) and before the sandbox with the logs is deleted.
+  const cleanups: (() => Promise<void> | void)[] = [() => sandbox.dispose(), watchWebviewStarts(sandbox.userDataDir)];
   let closed = false;
   const close = async () => {
     if (closed) return;
@@ -81,15 +84,18 @@ export async function openWorkbench(options: OpenWorkbenchOptions): Promise<Work
       ...(options.restrictedMode ? { workspaceTrust: true } : {}),
     });
     cleanups.push(() => server.stop());
+    // Each webview on a host of its own, as in desktop VS Code (see origin-proxy.ts).
+    const proxy = await startOriginProxy(server.port);
+    cleanups.push(() => proxy.close());
     const browser = await launchChromium(sandbox);
     cleanups.push(() => browser.close());
     const page = await browser.newPage({ viewport: options.viewport ?? { width: 1400, height: 900 } });
-    await page.addInitScript(tagWebviewFrames);
+    await page.addInitScript(refuseCodeServerServiceWorker);
+    const stopTagging = tagWebviewFrames(page);
+    cleanups.push(stopTagging);
     const consoleLines = recordConsole(page);
-    const stalls = watchWebviewStalls(page, (line) => console.log(line));
-    cleanups.push(() => stalls.dispose());
     if (verbose) page.on("console", (message) => console.log(`[browser ${message.type()}] ${message.text()}`));
-    const url = `${server.origin}/?folder=${encodeURIComponent(options.folder)}`;
+    const url = `${proxy.origin}/?folder=${encodeURIComponent(options.folder)}`;
     // The workbench's own readiness is waited for below; under load its page "load" can take over 30 s.
     await page.goto(url, { waitUntil: "domcontentloaded", timeout: defaultUiTimeoutMs });
     const workbench = new Workbench(page);
@@ -105,26 +111,37 @@ export async function openWorkbench(options: OpenWorkbenchOptions): Promise<Work
 }
 
 /**
- * Runs in the workbench page: marks each webview's outer frame with the title of the document it
- * shows (`data-webview-title`), so a test can tell two webviews of one extension apart (the Chat
- * and the Conversation Tree). code-server serves webviews from the workbench's origin, which makes
- * the inner documents readable from the page.
+ * Marks each webview's outer frame with the title of the document it shows (`data-webview-title`),
+ * so that a test can tell two webviews of one extension apart (the Chat and the Conversation Tree).
+ * Each webview has an origin of its own (origin-proxy.ts), which the page cannot look into, so this
+ * runs here, through the browser's view of every frame. Returns the function that stops it.
  */
-function tagWebviewFrames(): void {
-  interface FrameLike {
-    getAttribute(name: string): string | null;
-    setAttribute(name: string, value: string): void;
-    readonly contentDocument: { getElementById(id: string): FrameLike | null; readonly title: string } | null;
-  }
-  const doc = (globalThis as unknown as { document: { querySelectorAll(selector: string): ArrayLike<FrameLike> } }).document;
-  setInterval(() => {
-    for (const frame of Array.from(doc.querySelectorAll("iframe.webview"))) {
+function tagWebviewFrames(page: Page): () => void {
+  let stopped = false;
+  const tagOnce = async () => {
+    for (const outer of page.mainFrame().childFrames()) {
+      if (!outer.url().includes("/webview/browser/pre/")) continue;
       try {
-        const title = frame.contentDocument?.getElementById("active-frame")?.contentDocument?.title;
-        if (title && frame.getAttribute("data-webview-title") !== title) frame.setAttribute("data-webview-title", title);
+        let title = "";
+        for (const inner of outer.childFrames()) title ||= await inner.title();
+        if (!title) continue;
+        const element = await outer.frameElement();
+        await element.evaluate((el: unknown, t: string) => {
+          const frame = el as { getAttribute(n: string): string | null; setAttribute(n: string, v: string): void };
+          if (frame.getAttribute("data-webview-title") !== t) frame.setAttribute("data-webview-title", t);
+        }, title);
       } catch {
-        // another origin: leave it untagged
+        // the frame is going away
       }
     }
-  }, 100);
+  };
+  void (async () => {
+    while (!stopped && !page.isClosed()) {
+      await tagOnce();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  return () => {
+    stopped = true;
+  };
 }

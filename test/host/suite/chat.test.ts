@@ -195,6 +195,37 @@ describe("the chat in the extension host", function () {
     assert.deepEqual(JSON.parse(JSON.stringify(sm().buildSessionContext().messages)), JSON.parse(JSON.stringify(ref.buildSessionContext().messages)));
   });
 
+  it("the Compact Session command asks what the summary should focus on: Escape writes nothing, an answer compacts with it", async () => {
+    surface.clear();
+    server.script(reply.text("Something new to summarise."));
+    send("one more question before compacting");
+    await idle();
+    const w = vscode.window as unknown as { showInputBox: typeof vscode.window.showInputBox };
+    const original = w.showInputBox;
+    const asked: (vscode.InputBoxOptions | undefined)[] = [];
+    let answer: string | undefined;
+    w.showInputBox = (options?: vscode.InputBoxOptions) => (asked.push(options), Promise.resolve(answer));
+    try {
+      const entries = sm().getEntries().length;
+      const requests = server.requests.length;
+      await vscode.commands.executeCommand("arbor.compactSession");
+      assert.equal(asked.length, 1, "asked once");
+      assert.equal(asked[0]?.title, "Compact Session");
+      assert.equal(sm().getEntries().length, entries, "Escape: nothing written");
+      assert.equal(server.requests.length, requests, "Escape: no summary asked for");
+      answer = "  keep the question  ";
+      server.script(reply.text("## Goal\nAnswer the question asked before compacting."));
+      await vscode.commands.executeCommand("arbor.compactSession");
+      assert.equal(asked.length, 2);
+      assert.match(JSON.stringify(server.requests.at(-1)!.body), /keep the question/, "the answer reached the summary request");
+      assert.equal(sm().getBranch().at(-1)?.type, "compaction", "the compaction is the new leaf");
+      const ref = await readBack();
+      assert.match(ref.buildSessionContext().messages[0]!.summary ?? "", /Answer the question asked before compacting/);
+    } finally {
+      w.showInputBox = original;
+    }
+  });
+
   it("compacts on its own before a prompt when a smaller window puts the context over the threshold, and the chat shows it", async () => {
     surface.clear();
     server.script(reply.text("A big reply.", { usage: { promptTokens: 5000, completionTokens: 20 } }));

@@ -11,13 +11,12 @@ import { basename, join } from "node:path";
 import * as vscode from "vscode";
 import type { SessionManager } from "../../../src/core/session/session-manager";
 import type { SampleSessions } from "../../support/sample-sessions";
-import { acceptInQuickPick, messagesShownBy } from "./host-helpers";
+import { acceptInQuickPick, messagesShownBy, until } from "./host-helpers";
 
 interface Api {
   readonly testing?: { readonly currentSession: SessionManager | undefined };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function samples(): SampleSessions {
   const file = process.env.ARBOR_SAMPLE_SESSIONS;
@@ -96,8 +95,14 @@ describe("Arbor: Export Session in the extension host", function () {
     rmSync(expected, { force: true });
     const running = vscode.commands.executeCommand<string | undefined>("arbor.exportSession");
     await acceptInQuickPick("Export Session", /Markdown/);
-    await sleep(1500);
-    await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem"); // the save dialog's default
+    // The save dialog opens in the workbench, out of the host's sight: Enter (its default) until it
+    // has taken it and the command has finished.
+    let finished = false;
+    void running.then(() => (finished = true), () => (finished = true));
+    await until(async () => {
+      if (!finished) await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
+      return finished;
+    }, "the save dialog to take its default", 30_000);
     try {
       assert.equal(await running, expected);
       assert.ok(readFileSync(expected, "utf8").startsWith(`# ${s.mainName}`));

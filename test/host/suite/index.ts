@@ -6,6 +6,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import Mocha from "mocha";
+import { webviewRecoveryHooks } from "./webview-recoveries";
 
 function findTests(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -22,7 +23,7 @@ export function run(): Promise<void> {
 
 /** Runs every test file under `dir` (also the Restricted Mode suite's entry, in its own folder). */
 export async function runTestsIn(dir: string): Promise<void> {
-  const mocha = new Mocha({ ui: "bdd", reporter: "spec", color: false, timeout: 60_000 });
+  const mocha = new Mocha({ ui: "bdd", reporter: "spec", color: false, timeout: 60_000, forbidOnly: true, rootHooks: webviewRecoveryHooks });
   const grep = process.env.ARBOR_HOST_GREP;
   if (grep) mocha.grep(grep);
   for (const file of findTests(dir).sort()) mocha.addFile(file);

@@ -211,14 +211,21 @@ describe("reloads for settings changes (issue 8.1)", function () {
     await until(() => models.models.findEntry({ provider: "reload-endpoint", id: "scripted-model" }) !== undefined, "the models.json provider");
     await vscode.commands.executeCommand("arbor.selectModel", { provider: "reload-endpoint", id: "scripted-model" });
     await until(() => arbor.testing!.agentSession?.getModel()?.id === "scripted-model", "the model");
-    await sleep(300);
     const starts: string[] = [];
     const reg = arbor.registerSessionExtension({ name: "reload-watch", handlers: { session_start: (e: { reason: string }) => void starts.push(e.reason) } });
     try {
       server.script(reply.text("a slow but complete answer", { chunks: 5, delayMs: 300 }));
       const session = arbor.testing!.agentSession!;
+      // The settings change lands while the reply streams: after its first piece, before its last.
+      const streaming = new Promise<void>((resolve) => {
+        const sub = session.onEvent((event) => {
+          if (event.type !== "message_update") return;
+          sub.dispose();
+          resolve();
+        });
+      });
       const running = session.prompt("take your time");
-      await sleep(400);
+      await streaming;
       await config().update("compaction.enabled", false, vscode.ConfigurationTarget.Global);
       const result = await running;
       assert.equal(result.kind === "reply" && result.message.stopReason, "stop", "the reply was not stopped");

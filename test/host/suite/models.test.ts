@@ -13,7 +13,7 @@ import { sessionDirForCwd } from "../../../src/core/session/paths";
 import type { AgentSessionEvent } from "../../../src/core/agent/events";
 import { reply, startScriptedServer, type ScriptedServer } from "../../support/scripted-openai-server";
 import type { HostToChatMessage } from "../../../src/protocol/chat-messages";
-import { fileLines, filesUnder, localProviderConfig, modelApi, setPiProvider, sleep, until } from "./model-helpers";
+import { fileLines, filesUnder, localProviderConfig, modelApi, setPiProvider, until } from "./model-helpers";
 import { acceptInQuickPick, messagesShownBy, quickPickDrawn } from "./host-helpers";
 import { NO_VSCODE_MODELS_MESSAGE } from "../../../src/extension/models/vscode-lm-provider";
 
@@ -30,6 +30,20 @@ const loadReference = () =>
       create(cwd: string, dir: string): RefWriter;
     };
   }>;
+
+
+/** Resolves once the reply being streamed shows text that matches `pattern` (what Stop then has to keep). */
+function streamedText(session: { onEvent(listener: (event: AgentSessionEvent) => void): { dispose(): void } }, pattern: RegExp): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const sub = session.onEvent((event) => {
+      if (event.type !== "message_update") return;
+      const text = event.message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+      if (!pattern.test(text)) return;
+      sub.dispose();
+      resolve();
+    });
+  });
+}
 
 describe("models", function () {
   this.timeout(90_000);
@@ -87,17 +101,9 @@ describe("models", function () {
       const arbor = await modelApi();
       const session = arbor.agentSession!;
       server.script(reply.hang("The beginning of a long answer", { chunks: 3 }));
-      const streaming = new Promise<void>((resolve) => {
-        const sub = session.onEvent((event) => {
-          if (event.type === "message_update") {
-            sub.dispose();
-            resolve();
-          }
-        });
-      });
+      const streaming = streamedText(session, /^The beginning of a long answer$/);
       const running = session.prompt("Tell me a long story");
       await streaming;
-      await sleep(200);
       session.abort();
       await running;
       server.script(reply.error(400, { error: { message: "Invalid value for 'temperature'" } }));
@@ -117,7 +123,8 @@ describe("models", function () {
       const secret = "sk-host-secret-123";
       const keyed = await startScriptedServer({ apiKey: secret });
       const posted: HostToChatMessage[] = [];
-      const surface = arbor.chat.attach({ visible: true, post: (message) => void posted.push(message) });
+      const chatSurface = { visible: true, post: (message: HostToChatMessage) => void posted.push(message) };
+      const surface = arbor.chat.attach(chatSurface);
       try {
         setPiProvider("host-keyed", localProviderConfig(keyed.baseUrl, ["keyed-model"], { apiKey: "placeholder" }));
         await until(() => arbor.models.findEntry({ provider: "host-keyed", id: "keyed-model" }) !== undefined, "the keyed provider");
@@ -142,8 +149,12 @@ describe("models", function () {
         assert.ok(jsonFiles.length > 0, `JSON files under ${userFolder}`);
         for (const file of jsonFiles) assert.ok(!readFileSync(file, "utf8").includes(secret), `not in ${file}`);
         // The Arbor output channel's file (and every other log of this extension host).
+        // The log is written behind the output channel; a line logged now, once it is in the file, means
+        // that everything logged before it (the failed request's) is there too.
         const logFolder = dirname(arbor.logUri.fsPath);
-        await until(() => filesUnder(logFolder).some((file) => readFileSync(file, "utf8").includes("host-keyed")), "Arbor's log to name the provider", 10_000).catch(() => undefined);
+        const marker = `after the failed request ${Date.now()}`;
+        arbor.chat.receive(chatSurface, { type: "log", level: "info", message: marker });
+        await until(() => filesUnder(logFolder, (name) => name.endsWith(".log")).some((file) => readFileSync(file, "utf8").includes(marker)), "Arbor's log to hold the line logged after the failed request", 20_000);
         const logs = filesUnder(logFolder, (name) => name.endsWith(".log"));
         assert.ok(logs.some((file) => readFileSync(file, "utf8").includes("activated for")), `Arbor's own log is among ${logs.join(", ")}`);
         for (const file of logs) assert.ok(!readFileSync(file, "utf8").includes(secret), `not in ${file}`);
@@ -338,8 +349,9 @@ describe("models", function () {
       assert.equal(failed.kind === "reply" && failed.message.stopReason, "error");
       assert.match((failed.kind === "reply" && failed.message.errorMessage) || "", /the test model is down/);
       await vscode.commands.executeCommand("arborTestLm.script", { text: "partial answer", delayMs: 50, hang: true });
+      const streaming = streamedText(session, /^partial/);
       const running = session.prompt("long one");
-      await sleep(1500);
+      await streaming;
       session.abort();
       const stopped = await running;
       assert.equal(stopped.kind === "reply" && stopped.message.stopReason, "aborted");

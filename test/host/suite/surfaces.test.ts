@@ -19,7 +19,7 @@ interface Probe {
   readonly currentSession: SessionManager | undefined;
   readonly tree: { readonly lastPosted: ReadonlyMap<HostToWebviewMessage["type"], HostToWebviewMessage>; readonly isVisible: boolean };
   readonly chat: { title(): string | undefined };
-  readonly sessions: { list(): Promise<SessionNode[]>; getTreeItem(node: SessionNode): vscode.TreeItem; readonly view: { readonly visible: boolean } };
+  readonly sessions: { list(): Promise<SessionNode[]>; getTreeItem(node: SessionNode): vscode.TreeItem; readonly view: { readonly visible: boolean }; ignoreFolderChanges(): vscode.Disposable };
   readonly statusBar: { readonly text: string };
   readonly secrets: vscode.SecretStorage;
   readonly globalStorage: string;
@@ -128,10 +128,18 @@ describe("Arbor's surfaces and commands in the extension host", function () {
     await until(async () => !(await listedPaths(p)).includes(other), "the workspace's sessions only");
   });
 
-  it("Refresh lists a session written behind the view's back", async () => {
-    const file = await writeSession(workspace(), "written behind the view's back");
-    await vscode.commands.executeCommand("arbor.refreshSessions");
-    await until(async () => (await listedPaths(p)).includes(file), "the new session in the list");
+  it("Refresh lists a session written behind the view's back, one its folder watch never reported", async () => {
+    // The watch would list the file by itself within a second; with its reports ignored, only Refresh can.
+    const ignored = p.sessions.ignoreFolderChanges();
+    try {
+      await listedPaths(p);
+      const file = await writeSession(workspace(), "written behind the view's back");
+      assert.ok(!(await listedPaths(p)).includes(file), "not listed before Refresh");
+      await vscode.commands.executeCommand("arbor.refreshSessions");
+      await until(async () => (await listedPaths(p)).includes(file), "the new session in the list");
+    } finally {
+      ignored.dispose();
+    }
   });
 
   it("Delete asks first: cancelled, the file stays; confirmed, it goes to the trash and leaves the list", async () => {

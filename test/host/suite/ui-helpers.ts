@@ -6,7 +6,7 @@
 import * as vscode from "vscode";
 import type { ChatSurface } from "../../../src/extension/chat/chat-controller";
 import type { HostToChatMessage } from "../../../src/protocol/chat-messages";
-import { sleep, until } from "./host-helpers";
+import { until } from "./host-helpers";
 
 /** A chat webview stand-in: records what the controller sends it. */
 export class RecordingSurface implements ChatSurface {
@@ -31,32 +31,50 @@ type Window = { createQuickPick: typeof vscode.window.createQuickPick; createInp
  */
 export class QuickPickWatch {
   readonly shown: string[] = [];
+  /** For each shown pick (same index), the item the workbench last reported active. */
+  private readonly active: { label: string | undefined; reports: number }[] = [];
   private readonly original = vscode.window.createQuickPick;
   constructor() {
     const shown = this.shown;
+    const active = this.active;
     const original = this.original;
     (vscode.window as Window).createQuickPick = function <T extends vscode.QuickPickItem>() {
       const pick = original.call(vscode.window) as vscode.QuickPick<T>;
       const show = pick.show.bind(pick);
       pick.show = () => {
+        const report = { label: undefined as string | undefined, reports: 0 };
+        // The workbench reports the active item once it has drawn the list, and after each move.
+        pick.onDidChangeActive((items) => {
+          report.label = items[0]?.label;
+          report.reports++;
+        });
         show();
+        active.push(report);
         shown.push(`${pick.title ?? ""} [${pick.items.map((i) => i.label).join(" | ")}]`);
       };
       return pick;
     };
   }
-  /** Waits for the next pick titled `title`, moves down `down` items and accepts. */
+  /**
+   * Waits for the next pick titled `title` and for the workbench to have drawn its list, moves down
+   * `down` items (each move waited for as the workbench reports it) and accepts.
+   */
   async answer(title: string, down: number): Promise<string> {
     const from = this.shown.length;
-    let found = "";
+    let index = -1;
     await until(() => {
-      found = this.shown.slice(from).find((s) => s.startsWith(title)) ?? "";
-      return found !== "";
+      index = this.shown.findIndex((s, i) => i >= from && s.startsWith(title));
+      return index >= 0;
     }, `the quick pick "${title}"`, 20_000);
-    await sleep(100); // the widget takes the items it was shown with
-    for (let i = 0; i < down; i++) await vscode.commands.executeCommand("workbench.action.quickOpenSelectNext");
+    const report = this.active[index]!;
+    await until(() => report.reports > 0, `the workbench to draw the quick pick "${title}"`, 20_000);
+    for (let i = 0; i < down; i++) {
+      const reports = report.reports;
+      await vscode.commands.executeCommand("workbench.action.quickOpenSelectNext");
+      await until(() => report.reports > reports, "the next item to be active", 20_000);
+    }
     await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
-    return found;
+    return this.shown[index]!;
   }
   dispose(): void {
     (vscode.window as Window).createQuickPick = this.original;
@@ -87,12 +105,13 @@ export class InputBoxWatch {
     // The box may already be up (a command run in this host can open it before its promise is returned): any not yet answered.
     await until(() => (found = this.shown.find((s) => s.title === title && !this.answered.has(s))) !== undefined, `the input box "${title}"`, 20_000);
     this.answered.add(found!);
-    await sleep(100);
+    const box = found!.box;
+    // Messages to the workbench arrive in the order they are sent: the box is up before the value
+    // set here reaches it, and the value before the command that accepts it.
     if (value === undefined) {
       await vscode.commands.executeCommand("workbench.action.closeQuickOpen");
     } else {
-      found!.box.value = value;
-      await sleep(50);
+      box.value = value;
       await vscode.commands.executeCommand("workbench.action.acceptSelectedQuickOpenItem");
     }
     return { title: found!.title, placeholder: found!.placeholder };

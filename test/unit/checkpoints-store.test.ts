@@ -6,7 +6,9 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { CheckpointStore, describeRestore } from "../../src/core/checkpoints";
+import { spawnSync } from "node:child_process";
 import { describeTree, fingerprint, makeUserRepo, userGit, writeFiles } from "../support/checkpoint-fixtures";
+import { fillUp, mountTmpfs, unmount } from "../support/fs-faults";
 import { makeTempDir } from "../support/temp-dir";
 
 describe("checkpoints: store", function () {
@@ -243,5 +245,50 @@ describe("checkpoints: store", function () {
     assert.ok(result.bytesAfter > 0);
     await restore(a.id);
     assert.equal(fs.existsSync(file("big-ish.txt")), false);
+  });
+  it("a locked file midway: reports it and puts back everything already written", async function () {
+    writeFiles(ws, { "a-first.txt": "a1\n", "z-locked.txt": "z1\n" });
+    const a = await store.snapshot();
+    writeFiles(ws, { "a-first.txt": "a2\n", "m-created.txt": "m\n", "z-locked.txt": "z2\n" });
+    fs.unlinkSync(file("README.md"));
+    const before = describeTree(ws);
+    // An immutable file cannot be replaced, even by root.
+    if (spawnSync("chattr", ["+i", file("z-locked.txt")]).status !== 0) this.skip();
+    try {
+      const { report } = await restore(a.id);
+      assert.equal(report.ok, false);
+      assert.deepEqual(report.failed.map((f) => f.path), ["z-locked.txt"]);
+      assert.equal(report.rolledBack, true);
+      assert.deepEqual(describeTree(ws), before, "every file is as it was before the restore");
+    } finally {
+      spawnSync("chattr", ["-i", file("z-locked.txt")]);
+    }
+  });
+
+  it("a full disk midway: reports it and puts back everything already written", async function () {
+    const small = path.join(tmp.dir, "small");
+    fs.mkdirSync(small);
+    if (!mountTmpfs(small, 2048)) this.skip();
+    try {
+      // The filler sits beside the workspace on the same small disk, out of the restore's reach.
+      const inner = path.join(small, "ws");
+      fs.mkdirSync(inner);
+      const tight = await CheckpointStore.open({ gitPath: "git", storageDir: storage, workspace: inner });
+      writeFiles(inner, { "a.txt": "a1\n", "big.txt": "b".repeat(600_000) });
+      const a = await tight.snapshot();
+      // Removing this first frees room for a.txt but not for big.txt.
+      writeFiles(inner, { "a.txt": "a2\n", "big.txt": "small now\n", "0-created.bin": Buffer.alloc(400_000, 1) });
+      const before = describeTree(inner);
+      await fillUp(path.join(small, "filler"));
+      const report = await tight.apply(await tight.plan(a.id));
+      assert.equal(report.ok, false);
+      assert.deepEqual(report.failed.map((f) => f.path), ["big.txt"]);
+      assert.ok(report.done.length === 0 && report.failed.length === 1);
+      assert.match(report.failed[0].error, /ENOSPC/);
+      assert.equal(report.rolledBack, true);
+      assert.deepEqual(describeTree(inner), before);
+    } finally {
+      unmount(small);
+    }
   });
 });

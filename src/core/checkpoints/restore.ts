@@ -106,8 +106,7 @@ export async function applyRestore(git: Git, workspace: string, plan: RestorePla
     } catch (error) {
       report.ok = false;
       report.failed.push({ path: step.path, error: (error as Error).message });
-      // The step may have half happened (a temp file is removed, a rename did not happen): put it back too.
-      done.push(step);
+      // A failed step left its path as it was (the temp file is removed, the rename never happened).
       break;
     }
   }

@@ -222,6 +222,18 @@ describe("checkpoints: store", function () {
     assert.deepEqual(describeTree(ws), before);
   });
 
+  it("an edit made between plan and apply to a file the restore writes is kept in the undo point", async () => {
+    const a = await store.snapshot();
+    writeFiles(ws, { "README.md": "planned over\n" });
+    const plan = await store.plan(a.id);
+    writeFiles(ws, { "README.md": "typed while the question was open\n" });
+    const report = await store.apply(plan);
+    assert.equal(fs.readFileSync(file("README.md"), "utf8"), "hello\n");
+    assert.equal((await store.readFile(report.from, "README.md"))?.toString(), "typed while the question was open\n");
+    await store.undo(report);
+    assert.equal(fs.readFileSync(file("README.md"), "utf8"), "typed while the question was open\n");
+  });
+
   it("lists added, modified and deleted files with line counts", async () => {
     const a = await store.snapshot();
     writeFiles(ws, { "README.md": "hello\nmore\nlines\n", "img.bin": Buffer.from([0, 0, 1]) });

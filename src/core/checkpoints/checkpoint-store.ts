@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import * as path from "node:path";
 import { captureFolder } from "./capture";
 import type { Git } from "./git";
-import { applyRestore, planRestore, type RestorePlan, type RestoreReport } from "./restore";
+import { applyRestore, planRestore, stepsUnchanged, type RestorePlan, type RestoreReport } from "./restore";
 import { EMPTY_TREE, keepSnapshot, openShadowRepo, readState, shadowPaths, snapshotRef, writeExcludes, writeState, type ShadowPaths, type ShadowState } from "./shadow-repo";
 import { diffTrees, summarize, type ChangeSummary, type FileChange } from "./tree-diff";
 
@@ -171,9 +171,13 @@ export class CheckpointStore {
    */
   apply(plan: RestorePlan): Promise<RestoreReport> {
     return this.serial(async () => {
-      // Files edited while the user read the question are part of the undo point too.
-      const now = await this.takeSnapshot();
-      const current = now.id === plan.from ? plan : await planRestore(this.git, this.workspace, now.id, plan.to, plan.unsaved);
+      // A path the restore would write that changed while the user read the question: snapshot
+      // again, so that edit is part of the undo point too. Other files the restore leaves alone.
+      let current = plan;
+      if (!(await stepsUnchanged(this.git, this.workspace, plan))) {
+        const now = await this.takeSnapshot();
+        current = await planRestore(this.git, this.workspace, now.id, plan.to, plan.unsaved);
+      }
       const report = await applyRestore(this.git, this.workspace, current);
       if (report.ok) {
         // The workspace is the target now; the next snapshot finds it unchanged unless it changes.

@@ -184,3 +184,33 @@ async function removeEmptyParents(workspace: string, dir: string): Promise<void>
     dir = path.dirname(dir);
   }
 }
+
+/**
+ * Whether every path a plan touches is still as the plan's undo point has it (so nothing written
+ * since the plan would be overwritten unrecorded). One `git hash-object` run for the regular files.
+ */
+export async function stepsUnchanged(git: Git, workspace: string, plan: RestorePlan): Promise<boolean> {
+  const hashed: { file: string; blob: string }[] = [];
+  for (const step of plan.steps) {
+    const { oldMode, oldBlob } = step.change;
+    const full = path.join(workspace, ...step.path.split("/"));
+    const stat = await fs.lstat(full).catch(() => undefined);
+    if (oldBlob === "") {
+      if (stat && !stat.isDirectory()) return false;
+      continue;
+    }
+    if (!stat) return false;
+    if (oldMode === "120000") {
+      if (!stat.isSymbolicLink()) return false;
+      const target = await fs.readlink(full);
+      const id = (await git.text(["hash-object", "--stdin"], { input: target })).trim();
+      if (id !== oldBlob) return false;
+      continue;
+    }
+    if (!stat.isFile() || (process.platform !== "win32" && (stat.mode & 0o100 ? "100755" : "100644") !== oldMode)) return false;
+    hashed.push({ file: full, blob: oldBlob });
+  }
+  if (hashed.length === 0) return true;
+  const ids = (await git.text(["hash-object", "--no-filters", "--stdin-paths"], { input: `${hashed.map((h) => h.file).join("\n")}\n` })).trim().split("\n");
+  return ids.every((id, i) => id === hashed[i].blob);
+}

@@ -71,6 +71,16 @@ export interface AgentSessionConfig {
   shellPath?: string;
   /** Model calls per prompt before the loop gives up (default 50). */
   maxTurns?: number;
+  /**
+   * File checkpoints of the session's workspace: asked for before each prompt runs (typed, queued,
+   * `!cmd`, an extension's) and before the leaf leaves an entry. A failure never stops the prompt.
+   */
+  checkpoints?: (sessionManager: SessionManager) => CheckpointRecorder | undefined;
+}
+
+/** Takes a checkpoint of the workspace and records it in the session (see SessionCheckpoints). */
+export interface CheckpointRecorder {
+  record(moment: "prompt" | "leave"): Promise<unknown>;
 }
 
 export interface AgentSessionOptions extends AgentSessionConfig {
@@ -137,11 +147,13 @@ export class AgentSession implements Disposable {
   /** An agent run (not a compaction or summary) is going: messages sent now are steered into it. */
   private running = false;
   private disposed = false;
+  private readonly checkpoints: CheckpointRecorder | undefined;
 
   constructor(private readonly options: AgentSessionOptions) {
     this.sessionManager = options.sessionManager;
     this.allowShell = options.allowShell ?? true;
     this.toolPolicy = options.toolPolicy ?? {};
+    this.checkpoints = options.checkpoints?.(this.sessionManager);
     this.guard = new ToolGuard({
       session: this.sessionManager,
       policy: () => this.toolPolicy,
@@ -351,6 +363,7 @@ export class AgentSession implements Disposable {
             injected.push({ role: "custom", customType: m.customType, content: m.content, display: m.display as boolean, details: m.details, timestamp: Date.now() });
           }
         }
+        await this.checkpoint("prompt");
         last = await this.runAgent(signal, [user], injected, systemPrompt);
         if (!signal.aborted) await this.compactor.ifOverThreshold(last, signal);
         return { kind: "reply", message: last };
@@ -369,7 +382,7 @@ export class AgentSession implements Disposable {
     const { provider, model } = this.requireModel();
     const hooks = this.options.hooks;
     const added: AgentMessage[] = [];
-    const recorder = { sessionManager: this.sessionManager, hooks, emit: (event: AgentSessionEvent) => this.emit(event), added };
+    const recorder = { sessionManager: this.sessionManager, hooks, emit: (event: AgentSessionEvent) => this.emit(event), added, beforeQueued: () => this.checkpoint("prompt") };
     this.running = true;
     this.guard.beginRun();
     try {
@@ -469,6 +482,7 @@ export class AgentSession implements Disposable {
         excludeFromContext: options.excludeFromContext === true,
         cwd: this.sessionManager.getCwd(),
       });
+      await this.checkpoint("prompt");
       return await runBashCommand({
         override,
         sessionManager: this.sessionManager,
@@ -524,8 +538,9 @@ export class AgentSession implements Disposable {
    */
   async navigateTree(targetId: string, options: NavigateTreeOptions = {}): Promise<NavigateTreeResult> {
     this.assertOpen();
-    return this.exclusive(options.signal, (signal) =>
-      navigateTree(
+    return this.exclusive(options.signal, async (signal) => {
+      if (targetId !== this.sessionManager.getLeafId()) await this.checkpoint("leave");
+      return navigateTree(
         {
           sessionManager: this.sessionManager,
           provider: this.selection.provider(),
@@ -537,8 +552,8 @@ export class AgentSession implements Disposable {
         },
         targetId,
         options,
-      ),
-    );
+      );
+    });
   }
 
   // ---------------------------------------------------------------- entries for extensions
@@ -581,6 +596,7 @@ export class AgentSession implements Disposable {
         let last: AssistantMessage | undefined;
         this.emit({ type: "run_start" });
         try {
+          await this.checkpoint("prompt");
           last = await this.runAgent(signal, [custom], [], undefined);
         } finally {
           this.emit({ type: "run_end", lastAssistant: last });
@@ -630,6 +646,12 @@ export class AgentSession implements Disposable {
   }
 
   // ---------------------------------------------------------------- plumbing
+
+  /** A checkpoint of the files; its failure is the checkpoints' own business, never the prompt's. */
+  private async checkpoint(moment: "prompt" | "leave"): Promise<void> {
+    if (!this.checkpoints || this.isReadOnly()) return;
+    await this.checkpoints.record(moment).catch(() => undefined);
+  }
 
   private async exclusive<T>(external: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     if (this.slots.isBusy("run")) throw new AgentError("busy", "The agent is busy; wait for it or stop it first.");

@@ -1,4 +1,6 @@
 import * as vscode from "vscode";
+import { CheckpointService, registerSnapshotContent, withCheckpoints } from "./checkpoints/checkpoint-service";
+import { registerUndoFileRestore } from "./checkpoints/checkout-files";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { killAllProcessGroups } from "../core/agent/shell/process-groups";
@@ -89,7 +91,9 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   const agentDir = (): string => resolveAgentDir({ agentDir: settings.agentDirectory });
   const models = new ModelService(context, log, agentDir);
   context.subscriptions.push(models);
-  const host = new SessionHost(location, withToolSafety(sessionConfig(models, join(context.globalStorageUri.fsPath, "output")), approvals), log);
+  const checkpoints = new CheckpointService(context.globalStorageUri.fsPath, log);
+  context.subscriptions.push(checkpoints, registerSnapshotContent(checkpoints), registerUndoFileRestore(checkpoints));
+  const host = new SessionHost(location, withCheckpoints(withToolSafety(sessionConfig(models, join(context.globalStorageUri.fsPath, "output")), approvals), checkpoints), log);
   activeHost = host;
   context.subscriptions.push(host);
   const applyHandlerTimeout = (): void =>
@@ -170,7 +174,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   editTextInChat = editText;
   chatInputText = () => chat.input();
   context.subscriptions.push(piExtensions.onDidChangeCommands(() => chat.postCommands()), piExtensions.onDidChangeChrome((state) => chat.setExtensionUi(state)));
-  context.subscriptions.push(...registerCommands({ host, secrets: context.secrets, sessions, tree, settings: () => settings, summarizer: () => summarizer, log, editText, revealChat: async () => {
+  context.subscriptions.push(...registerCommands({ host, secrets: context.secrets, sessions, tree, settings: () => settings, summarizer: () => summarizer, log, editText, checkpoints, revealChat: async () => {
         await chatViews.reveal();
         chat.focusInput();
       } }));

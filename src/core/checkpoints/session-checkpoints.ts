@@ -99,9 +99,9 @@ export class SessionCheckpoints {
     const leaf = this.sm.getLeafId();
     const known = filesAt(this.sm, leaf);
     let entryId: string | undefined;
-    // The root has nothing to hang a checkpoint on before the first entry: the first prompt's
-    // snapshot goes in as the first entry, as Pi appends any entry.
-    const same = known?.exact === true && known.snapshot === snapshot.id;
+    // Files equal to what the leaf resolves to (its own record, or the one above it when the turn
+    // changed nothing) need no entry: filesAt already gives them.
+    const same = known?.snapshot === snapshot.id;
     if (!same && !this.sm.isReadOnly()) {
       const data: CheckpointEntryData = { snapshot: snapshot.id, ...snapshot.summary, counts: snapshot.counts };
       if (snapshot.skipped.length > 0) data.skipped = snapshot.skipped.map((s) => s.path);

@@ -106,7 +106,7 @@ describe("checkpoints: in the session", function () {
     await sm.close();
   });
 
-  it("records nothing when the files are those the leaf already records", async () => {
+  it("records nothing when the files are those the leaf already resolves to", async () => {
     const store = await CheckpointStore.open({ gitPath: "git", storageDir: join(kit.root, "storage"), workspace: kit.cwd });
     const { sm, session } = await makeSession(kit, { checkpoints: (m) => new SessionCheckpoints(store, m) });
     kit.server.script(reply.text("one"), reply.text("two"));
@@ -114,8 +114,12 @@ describe("checkpoints: in the session", function () {
     const count = sm.getEntries().filter((e) => checkpointOf(e)).length;
     const recorder = new SessionCheckpoints(store, sm);
     await recorder.record("leave");
+    assert.equal(sm.getEntries().filter((e) => checkpointOf(e)).length, count, "the turn changed nothing: the checkpoint above still says it");
+    writeFileSync(join(kit.cwd, "edited.txt"), "by the user\n");
     await recorder.record("leave");
-    assert.equal(sm.getEntries().filter((e) => checkpointOf(e)).length, count + 1, "one for the answer's leaf, then none");
+    await recorder.record("leave");
+    assert.equal(sm.getEntries().filter((e) => checkpointOf(e)).length, count + 1, "one for the user's edit, then none");
+    assert.deepEqual(checkpointOf(sm.getLeafEntry())!.added, ["edited.txt"]);
     await session.close();
     await sm.close();
   });

@@ -1,6 +1,7 @@
 import * as vscode from "vscode";
 import { CheckpointService, registerSnapshotContent, withCheckpoints } from "./checkpoints/checkpoint-service";
 import { registerUndoFileRestore } from "./checkpoints/checkout-files";
+import { registerPruneCheckpoints } from "./checkpoints/prune-command";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { killAllProcessGroups } from "../core/agent/shell/process-groups";
@@ -94,6 +95,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   const checkpoints = new CheckpointService(context.globalStorageUri.fsPath, log);
   context.subscriptions.push(checkpoints, registerSnapshotContent(checkpoints), registerUndoFileRestore(checkpoints));
   const host = new SessionHost(location, withCheckpoints(withToolSafety(sessionConfig(models, join(context.globalStorageUri.fsPath, "output")), approvals), checkpoints), log);
+  context.subscriptions.push(registerPruneCheckpoints(checkpoints, host));
   activeHost = host;
   context.subscriptions.push(host);
   const applyHandlerTimeout = (): void =>

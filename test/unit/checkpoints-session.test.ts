@@ -6,7 +6,7 @@
 import * as assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CheckpointStore } from "../../src/core/checkpoints";
+import { CheckpointStore, referencedSnapshots } from "../../src/core/checkpoints";
 import { CHECKPOINT_CUSTOM_TYPE, SessionCheckpoints, checkpointOf, filesAt, snapshotsInSessionText } from "../../src/core/checkpoints/session-checkpoints";
 import type { SessionEntry } from "../../src/core/session/types";
 import { loadReference } from "../support/reference";
@@ -101,7 +101,14 @@ describe("checkpoints: in the session", function () {
       without.branch(entry.id);
       assert.deepEqual(JSON.parse(JSON.stringify(withThem.buildSessionContext())), JSON.parse(JSON.stringify(without.buildSessionContext())), `context at ${entry.type} ${entry.id}`);
     }
-    assert.deepEqual(snapshotsInSessionText(readFileSync(file, "utf8")).length, 3);
+    const ids = snapshotsInSessionText(readFileSync(file, "utf8"));
+    assert.equal(ids.length, 3);
+    const referenced = await referencedSnapshots([kit.sessionDir]);
+    assert.deepEqual([...referenced.ids].sort(), [...new Set(ids)].sort());
+    assert.equal(referenced.complete, true);
+    // Pruning with what the sessions refer to keeps every snapshot they name.
+    await store.prune(referenced.ids);
+    for (const id of ids) assert.equal(await store.has(id), true);
     await session.close();
     await sm.close();
   });

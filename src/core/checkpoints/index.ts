@@ -4,3 +4,4 @@ export { describeRestore, type RestoreAction, type RestorePlan, type RestoreRepo
 export { EMPTY_TREE } from "./shadow-repo";
 export type { ChangeKind, ChangeSummary, FileChange } from "./tree-diff";
 export { CHECKPOINT_CUSTOM_TYPE, SessionCheckpoints, checkpointOf, filesAt, snapshotsInSessionText, type CheckpointEntryData, type FilesAt, type SnapshotMoment } from "./session-checkpoints";
+export { referencedSnapshots } from "./referenced";

@@ -2,6 +2,7 @@ import * as vscode from "vscode";
 import { CheckpointService, registerSnapshotContent, withCheckpoints } from "./checkpoints/checkpoint-service";
 import { registerUndoFileRestore } from "./checkpoints/checkout-files";
 import { registerPruneCheckpoints } from "./checkpoints/prune-command";
+import { knownSessionFolders } from "../core/session/session-file-check";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { killAllProcessGroups } from "../core/agent/shell/process-groups";
@@ -92,7 +93,11 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   const agentDir = (): string => resolveAgentDir({ agentDir: settings.agentDirectory });
   const models = new ModelService(context, log, agentDir);
   context.subscriptions.push(models);
-  const checkpoints = new CheckpointService(context.globalStorageUri.fsPath, log);
+  // Sessions and the agent folder are never snapshotted or restored, even inside the workspace.
+  const checkpoints: CheckpointService = new CheckpointService(context.globalStorageUri.fsPath, log, (): string[] => {
+    const folders = knownSessionFolders(location());
+    return [folders.sessionsRoot, ...(folders.explicitDir ? [folders.explicitDir] : []), agentDir()];
+  });
   context.subscriptions.push(checkpoints, registerSnapshotContent(checkpoints), registerUndoFileRestore(checkpoints));
   const host = new SessionHost(location, withCheckpoints(withToolSafety(sessionConfig(models, join(context.globalStorageUri.fsPath, "output")), approvals), checkpoints), log);
   context.subscriptions.push(registerPruneCheckpoints(checkpoints, host));

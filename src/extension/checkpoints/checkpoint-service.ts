@@ -25,9 +25,14 @@ export class CheckpointService implements vscode.Disposable {
   /** The last restore of this window, for "Undo File Restore". */
   lastRestore: { store: CheckpointStore; report: RestoreReport } | undefined;
 
+  /**
+   * `protectedFolders`: folders a restore must never touch even when they sit inside the workspace
+   * (the sessions folders and the agent folder: a restore must not rewrite the session it runs in).
+   */
   constructor(
     private readonly storageDir: string,
     private readonly log: vscode.LogOutputChannel,
+    private readonly protectedFolders: () => string[] = () => [],
   ) {}
 
   private settings() {
@@ -75,7 +80,11 @@ export class CheckpointService implements vscode.Disposable {
       this.tellOff("Arbor's file checkpoints are off: git was not found (set `git.path` or put git on PATH). Check outs move the conversation only.");
       return undefined;
     }
-    return CheckpointStore.open({ gitPath, storageDir: this.storageDir, workspace: folder, maxFileBytes: settings.maxFileBytes, excludes: settings.exclude });
+    const inside = this.protectedFolders()
+      .map((p) => path.relative(folder, p))
+      .filter((rel) => rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel))
+      .map((rel) => `/${rel.split(path.sep).join("/")}/`);
+    return CheckpointStore.open({ gitPath, storageDir: this.storageDir, workspace: folder, maxFileBytes: settings.maxFileBytes, excludes: [...settings.exclude, ...inside] });
   }
 
   private tellOff(message: string): void {

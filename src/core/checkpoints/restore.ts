@@ -82,6 +82,9 @@ async function ignoredOf(git: Git, workspace: string, paths: readonly string[]):
   return splitNul(result.stdout);
 }
 
+/** How many files are written at once. */
+const BATCH = 16;
+
 /** A file as a tree holds it: its mode and blob, or nothing. */
 interface Side {
   mode: string;
@@ -99,16 +102,25 @@ export async function applyRestore(git: Git, workspace: string, plan: RestorePla
   const blobs = await readBlobs(git, ordered.map((s) => s.change.newBlob).filter((b) => b !== ""));
   const done: RestoreStep[] = [];
   const report: RestoreReport = { ok: true, from: plan.from, to: plan.to, done: [], counts: plan.counts, failed: [] };
-  for (const step of ordered) {
-    try {
-      await putFile(workspace, step.path, step.change.newBlob === "" ? undefined : { mode: step.change.newMode, blob: step.change.newBlob }, blobs);
-      done.push(step);
-    } catch (error) {
-      report.ok = false;
-      report.failed.push({ path: step.path, error: (error as Error).message });
-      // A failed step left its path as it was (the temp file is removed, the rename never happened).
-      break;
+  // Removals, then writes, each in small parallel batches (paths differ; folders are made as needed).
+  const removals = ordered.filter((s) => s.action === "removed");
+  const writes = ordered.filter((s) => s.action !== "removed");
+  for (const group of [removals, writes]) {
+    for (let i = 0; i < group.length && report.ok; i += BATCH) {
+      await Promise.all(
+        group.slice(i, i + BATCH).map(async (step) => {
+          try {
+            await putFile(workspace, step.path, step.change.newBlob === "" ? undefined : { mode: step.change.newMode, blob: step.change.newBlob }, blobs);
+            done.push(step);
+          } catch (error) {
+            // A failed step left its path as it was (the temp file is removed, the rename never happened).
+            report.ok = false;
+            report.failed.push({ path: step.path, error: (error as Error).message });
+          }
+        }),
+      );
     }
+    if (!report.ok) break;
   }
   if (report.ok) {
     report.done = done.map((s) => s.path);

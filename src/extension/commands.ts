@@ -1,4 +1,6 @@
 import * as vscode from "vscode";
+import { askFilesChoice, checkoutFiles, restoreFiles } from "./checkpoints/checkout-files";
+import type { CheckpointService } from "./checkpoints/checkpoint-service";
 import { MissingSessionCwdError } from "../core/runtime/runtime-errors";
 import { SessionError } from "../core/session/errors";
 import { assertKnownSessionFile } from "../core/session/session-file-check";
@@ -35,6 +37,8 @@ export interface CommandDeps {
   editText?: (text: string) => void;
   /** Shows the chat with the caret in its input (the side view, or its editor tab when open). */
   revealChat: () => Promise<void>;
+  /** File checkpoints: a checkout can take the files at the entry too. */
+  checkpoints?: CheckpointService;
 }
 
 /** The argument VS Code passes to `webview/context` menu commands (the row's data-vscode-context). */
@@ -113,6 +117,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const checkout = async (id: string): Promise<void> => {
     const sm = requireSession();
     const target = checkoutTarget(sm, id);
+    // The files at that point, when they differ from the workspace: asked once what to take.
+    const files = deps.checkpoints ? await checkoutFiles(deps.checkpoints, sm, target).catch(() => undefined) : undefined;
+    const filesChoice = files && deps.checkpoints ? await askFilesChoice(deps.checkpoints, files.plan) : undefined;
+    if (files && !filesChoice) return;
+    if (files && filesChoice === "files") return void (await restoreFiles(deps.checkpoints!, files));
     const summarizer = deps.summarizer();
     // Counted only when the question may be asked: on a long session it is a walk of both paths.
     const left = deps.settings().askToSummarizeBranch && summarizer?.available() ? abandonedCount(sm, target) : 0;
@@ -135,6 +144,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (moved.cancelled) return void vscode.window.showInformationMessage("An extension cancelled the checkout.");
       editText = moved.editText;
     }
+    if (files && filesChoice === "both") await restoreFiles(deps.checkpoints!, files);
     const leaf = host.current?.getLeafId();
     if (leaf) tree.reveal(leaf);
     if (editText !== undefined) void (deps.editText ?? offerEditText)(editText);

@@ -1,4 +1,8 @@
 import * as vscode from "vscode";
+import { CheckpointService, registerSnapshotContent, withCheckpoints } from "./checkpoints/checkpoint-service";
+import { registerUndoFileRestore } from "./checkpoints/checkout-files";
+import { registerPruneCheckpoints } from "./checkpoints/prune-command";
+import { knownSessionFolders } from "../core/session/session-file-check";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { killAllProcessGroups } from "../core/agent/shell/process-groups";
@@ -99,7 +103,18 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   // The closure reads the host declared next; it is first called once a session exists.
   const piResources: PiResources = new PiResources({ agentDir, log, sessionResources: (): LoadedResources | undefined => host.session?.getResources() });
   context.subscriptions.push(piResources);
-  const host = new SessionHost(location, withToolSafety(sessionConfig(models, join(context.globalStorageUri.fsPath, "output"), (cwd) => piResources.load(cwd)), approvals), log);
+  // Sessions and the agent folder are never snapshotted or restored, even inside the workspace.
+  const checkpoints: CheckpointService = new CheckpointService(context.globalStorageUri.fsPath, log, (): string[] => {
+    const folders = knownSessionFolders(location());
+    return [folders.sessionsRoot, ...(folders.explicitDir ? [folders.explicitDir] : []), agentDir()];
+  });
+  context.subscriptions.push(checkpoints, registerSnapshotContent(checkpoints), registerUndoFileRestore(checkpoints));
+  const host = new SessionHost(
+    location,
+    withCheckpoints(withToolSafety(sessionConfig(models, join(context.globalStorageUri.fsPath, "output"), (cwd) => piResources.load(cwd)), approvals), checkpoints),
+    log,
+  );
+  context.subscriptions.push(registerPruneCheckpoints(checkpoints, host));
   activeHost = host;
   context.subscriptions.push(host);
   const applyHandlerTimeout = (): void =>
@@ -187,7 +202,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   editTextInChat = editText;
   chatInputText = () => chat.input();
   context.subscriptions.push(piExtensions.onDidChangeCommands(() => chat.postCommands()), piExtensions.onDidChangeChrome((state) => chat.setExtensionUi(state)));
-  context.subscriptions.push(...registerCommands({ host, secrets: context.secrets, sessions, tree, settings: () => settings, summarizer: () => summarizer, log, editText, revealChat: async () => {
+  context.subscriptions.push(...registerCommands({ host, secrets: context.secrets, sessions, tree, settings: () => settings, summarizer: () => summarizer, log, editText, checkpoints, revealChat: async () => {
         await chatViews.reveal();
         chat.focusInput();
       } }));

@@ -34,6 +34,8 @@ export interface RunRecorder {
   sessionManager: SessionManager;
   hooks?: AgentSessionHooks;
   emit(event: AgentSessionEvent): void;
+  /** Runs before queued prompts are recorded (a checkpoint of the files they start from). */
+  beforeQueued?: () => Promise<void>;
 }
 
 /**
@@ -113,6 +115,7 @@ async function record(input: TurnLoopInput, message: StoredMessage): Promise<Sto
 
 /** Records messages that were waiting (steering or follow-ups) and tells their senders. */
 export async function recordQueued(items: readonly QueuedMessage[], input: RunRecorder & { added?: AgentMessage[] }): Promise<void> {
+  if (items.length > 0) await input.beforeQueued?.();
   for (const item of items) {
     try {
       const recorded = await recordRunMessage(input, item.message);

@@ -81,6 +81,16 @@ export interface AgentSessionConfig {
   shellPath?: string;
   /** Model calls per prompt before the loop gives up (default 50). */
   maxTurns?: number;
+  /**
+   * File checkpoints of the session's workspace: asked for before each prompt runs (typed, queued,
+   * `!cmd`, an extension's) and before the leaf leaves an entry. A failure never stops the prompt.
+   */
+  checkpoints?: (sessionManager: SessionManager) => CheckpointRecorder | undefined;
+}
+
+/** Takes a checkpoint of the workspace and records it in the session (see SessionCheckpoints). */
+export interface CheckpointRecorder {
+  record(moment: "prompt" | "leave"): Promise<unknown>;
 }
 
 export interface AgentSessionOptions extends AgentSessionConfig {
@@ -148,12 +158,14 @@ export class AgentSession implements Disposable {
   private running = false;
   private disposed = false;
   private readonly resources: SessionResources;
+  private readonly checkpoints: CheckpointRecorder | undefined;
 
   constructor(private readonly options: AgentSessionOptions) {
     this.sessionManager = options.sessionManager;
     this.resources = new SessionResources(options.resources, () => this.sessionManager.getCwd());
     this.allowShell = options.allowShell ?? true;
     this.toolPolicy = options.toolPolicy ?? {};
+    this.checkpoints = options.checkpoints?.(this.sessionManager);
     this.guard = new ToolGuard({
       session: this.sessionManager,
       policy: () => this.toolPolicy,
@@ -395,6 +407,7 @@ export class AgentSession implements Disposable {
             injected.push({ role: "custom", customType: m.customType, content: m.content, display: m.display as boolean, details: m.details, timestamp: Date.now() });
           }
         }
+        await this.checkpoint("prompt");
         last = await this.runAgent(signal, [user], injected, systemPrompt);
         if (!signal.aborted) await this.compactor.ifOverThreshold(last, signal);
         return { kind: "reply", message: last };
@@ -413,7 +426,7 @@ export class AgentSession implements Disposable {
     const { provider, model } = this.requireModel();
     const hooks = this.options.hooks;
     const added: AgentMessage[] = [];
-    const recorder = { sessionManager: this.sessionManager, hooks, emit: (event: AgentSessionEvent) => this.emit(event), added };
+    const recorder = { sessionManager: this.sessionManager, hooks, emit: (event: AgentSessionEvent) => this.emit(event), added, beforeQueued: () => this.checkpoint("prompt") };
     this.running = true;
     this.guard.beginRun();
     try {
@@ -514,6 +527,7 @@ export class AgentSession implements Disposable {
         excludeFromContext: options.excludeFromContext === true,
         cwd: this.sessionManager.getCwd(),
       });
+      await this.checkpoint("prompt");
       return await runBashCommand({
         override,
         sessionManager: this.sessionManager,
@@ -569,8 +583,9 @@ export class AgentSession implements Disposable {
    */
   async navigateTree(targetId: string, options: NavigateTreeOptions = {}): Promise<NavigateTreeResult> {
     this.assertOpen();
-    return this.exclusive(options.signal, (signal) =>
-      navigateTree(
+    return this.exclusive(options.signal, async (signal) => {
+      if (targetId !== this.sessionManager.getLeafId()) await this.checkpoint("leave");
+      return navigateTree(
         {
           sessionManager: this.sessionManager,
           provider: this.selection.provider(),
@@ -582,8 +597,8 @@ export class AgentSession implements Disposable {
         },
         targetId,
         options,
-      ),
-    );
+      );
+    });
   }
 
   // ---------------------------------------------------------------- entries for extensions
@@ -626,6 +641,7 @@ export class AgentSession implements Disposable {
         let last: AssistantMessage | undefined;
         this.emit({ type: "run_start" });
         try {
+          await this.checkpoint("prompt");
           last = await this.runAgent(signal, [custom], [], undefined);
         } finally {
           this.emit({ type: "run_end", lastAssistant: last });
@@ -675,6 +691,12 @@ export class AgentSession implements Disposable {
   }
 
   // ---------------------------------------------------------------- plumbing
+
+  /** A checkpoint of the files; its failure is the checkpoints' own business, never the prompt's. */
+  private async checkpoint(moment: "prompt" | "leave"): Promise<void> {
+    if (!this.checkpoints || this.isReadOnly()) return;
+    await this.checkpoints.record(moment).catch(() => undefined);
+  }
 
   private async exclusive<T>(external: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     if (this.slots.isBusy("run")) throw new AgentError("busy", "The agent is busy; wait for it or stop it first.");

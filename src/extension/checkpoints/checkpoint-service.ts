@@ -7,9 +7,13 @@ import type { SessionManager } from "../../core/session/session-manager";
 /** Why checkpoints are off, when they are. */
 export type CheckpointsOff = { off: true; reason: string };
 
-/** The user's git as VS Code's Git extension finds it: the `git.path` setting, else `git` on PATH. */
+/**
+ * The user's git as VS Code's Git extension finds it: the `git.path` setting, else `git` on PATH.
+ * Only the user's own value counts: a workspace's settings must not choose a program for Arbor to run
+ * (the Git extension declares the setting machine-scoped, but Arbor cannot count on that extension).
+ */
 export function gitCandidates(): string[] {
-  const setting = vscode.workspace.getConfiguration("git").get<string | string[] | null>("path");
+  const setting = vscode.workspace.getConfiguration("git").inspect<string | string[] | null>("path")?.globalValue;
   const listed = Array.isArray(setting) ? setting : typeof setting === "string" && setting !== "" ? [setting] : [];
   return [...listed, "git"];
 }

@@ -12,6 +12,7 @@ import { readFile } from "node:fs/promises";
 import { isThinkingLevel } from "../agent/model-selection";
 import type { ThinkingLevel } from "../session/types";
 import { isCommandValue } from "./config-value";
+import { retrySettingsFrom, type RetrySettings } from "../agent/retry-policy";
 
 /** One provider's entry, as the import will treat it. Keys are only in `key`, never in `reason`. */
 export type AuthFileEntry =
@@ -54,6 +55,8 @@ export interface PiDefaults {
   provider?: string;
   model?: string;
   thinkingLevel?: ThinkingLevel;
+  /** `retry.*` (Pi's defaults for what the file leaves out). */
+  retry?: RetrySettings;
 }
 
 /** Reads the defaults from Pi's global settings.json; a missing or broken file gives no defaults. */
@@ -64,6 +67,7 @@ export async function readPiDefaults(settingsPath: string): Promise<PiDefaults> 
       provider: typeof parsed.defaultProvider === "string" ? parsed.defaultProvider : undefined,
       model: typeof parsed.defaultModel === "string" ? parsed.defaultModel : undefined,
       thinkingLevel: isThinkingLevel(parsed.defaultThinkingLevel) ? parsed.defaultThinkingLevel : undefined,
+      retry: retrySettingsFrom(parsed),
     };
   } catch {
     return {};

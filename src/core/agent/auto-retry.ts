@@ -58,6 +58,8 @@ export class AutoRetry {
     // Said even before any retry, so the chat tells why this one is not retried.
     if (decision.kind === "too-long") return this.finish(false, decision.errorMessage, true);
     this.attempt = decision.attempt;
+    // Ready before the chat hears of the wait, so its Cancel works at once.
+    const cancel = (this.cancel = new AbortController());
     this.options.emit({
       type: "auto_retry_start",
       attempt: decision.attempt,
@@ -65,10 +67,10 @@ export class AutoRetry {
       delayMs: decision.delayMs,
       errorMessage: failed.errorMessage ?? "Unknown error",
     });
-    const cancel = (this.cancel = new AbortController());
     const stop = (): void => cancel.abort();
     context.signal.addEventListener("abort", stop, { once: true });
     try {
+      if (cancel.signal.aborted || context.signal.aborted) throw new Error("cancelled");
       await clock.sleep(decision.delayMs, cancel.signal);
     } catch {
       return this.finish(false, RETRY_CANCELLED_MESSAGE);

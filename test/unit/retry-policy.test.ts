@@ -17,6 +17,7 @@ import {
   type RetrySettings,
 } from "../../src/core/agent/retry-policy";
 import type { AssistantMessage } from "../../src/core/session/types";
+import { retryFailureNotice, retryRunLabel } from "../../src/extension/chat/retry-status";
 
 function failed(errorMessage: string, stopReason: "error" | "aborted" | "stop" = "error"): AssistantMessage {
   return { role: "assistant", content: [], api: "openai-completions", provider: "p", model: "m", usage: createEmptyUsage(), stopReason, errorMessage, timestamp: 0 };
@@ -185,5 +186,16 @@ describe("the retry runner", () => {
     const pending = retry.shouldRetry(failed("503 Service Unavailable"), { signal: stop.signal });
     stop.abort();
     assert.equal(await pending, false);
+  });
+});
+
+describe("the chat's retry line", () => {
+  it("says 'Retrying in 4 s (2 of 3)…' and reports only failures that were not cancelled", () => {
+    assert.equal(retryRunLabel({ type: "auto_retry_start", attempt: 2, maxAttempts: 3, delayMs: 4000, errorMessage: "503" }), "Retrying in 4 s (2 of 3)…");
+    assert.equal(retryRunLabel({ type: "auto_retry_start", attempt: 1, maxAttempts: 3, delayMs: 1500, errorMessage: "503" }), "Retrying in 2 s (1 of 3)…");
+    assert.equal(retryFailureNotice({ type: "auto_retry_end", success: true, attempt: 1 }), undefined);
+    assert.equal(retryFailureNotice({ type: "auto_retry_end", success: false, attempt: 1, finalError: RETRY_CANCELLED_MESSAGE }), undefined);
+    assert.equal(retryFailureNotice({ type: "auto_retry_end", success: false, attempt: 3, finalError: "503 Service Unavailable" }), "Gave up after 3 retries: 503 Service Unavailable");
+    assert.equal(retryFailureNotice({ type: "auto_retry_end", success: false, attempt: 0, finalError: "The server asked to retry in 5 h" }), "The server asked to retry in 5 h");
   });
 });

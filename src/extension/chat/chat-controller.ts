@@ -341,7 +341,7 @@ export class ChatController implements vscode.Disposable {
         if (event.errorMessage) this.notify("error", `Branch summary failed: ${event.errorMessage}`);
         return this.setRun(null);
       case "auto_retry_start":
-        return this.setRun({ kind: "reply", label: retryRunLabel(event) });
+        return this.setRun({ kind: "reply", label: retryRunLabel(event), stopLabel: "Cancel" });
       case "auto_retry_end": {
         const notice = retryFailureNotice(event);
         if (notice) this.notify("error", notice);

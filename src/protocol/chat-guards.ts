@@ -128,7 +128,7 @@ function isModel(x: unknown): x is ChatModel | null {
 
 function isRun(x: unknown): x is RunState | null {
   if (x === null) return true;
-  return isRecord(x) && isOneOf(["reply", "bash", "compaction", "summary"] as const)(x.kind) && isShort(x.label);
+  return isRecord(x) && isOneOf(["reply", "bash", "compaction", "summary"] as const)(x.kind) && isShort(x.label) && (x.stopLabel === undefined || x.stopLabel === "Cancel");
 }
 
 function isCommand(x: unknown): x is SlashCommand {

@@ -57,6 +57,8 @@ export interface RunState {
   kind: RunKind;
   /** Plain text for the indicator ("Thinking…", "Compacting (summarizing)…"). */
   label: string;
+  /** What the Stop button says instead of "Stop" ("Cancel" while a retry waits). */
+  stopLabel?: "Cancel";
 }
 
 /** A slash command the input offers. */

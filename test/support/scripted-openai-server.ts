@@ -57,6 +57,8 @@ export interface ScriptedHttpReply {
   status: number;
   body: string;
   contentType: string;
+  /** Extra response headers (e.g. `retry-after`). */
+  headers?: Record<string, string>;
 }
 
 export type ScriptedReply = ScriptedStreamReply | ScriptedHttpReply;
@@ -139,10 +141,10 @@ export const reply = {
   },
 
   /** A non-streamed HTTP error; an object body is sent as JSON. */
-  error(status: number, body: unknown = { error: { message: `Scripted error ${status}` } }): ScriptedHttpReply {
+  error(status: number, body: unknown = { error: { message: `Scripted error ${status}` } }, headers?: Record<string, string>): ScriptedHttpReply {
     const text = typeof body === "string" ? body : JSON.stringify(body);
     const contentType = typeof body === "string" ? "text/plain" : "application/json";
-    return { kind: "http", status, body: text, contentType };
+    return { kind: "http", status, body: text, contentType, ...(headers ? { headers } : {}) };
   },
 
   /** OpenAI's context-overflow error: HTTP 400 with code `context_length_exceeded`. */
@@ -305,7 +307,7 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
       return sendJson(res, 500, { error: { message: "The scripted server has no reply left for this request." } });
     }
     if (next.kind === "http") {
-      res.writeHead(next.status, { "content-type": next.contentType });
+      res.writeHead(next.status, { ...next.headers, "content-type": next.contentType });
       res.end(next.body);
       return;
     }

@@ -129,6 +129,18 @@ describe("Chat webview in Chromium", function () {
     assert.deepEqual(await page.evaluate("window.__arbor.violations"), []);
   });
 
+  it("while a retry waits, the run line says when and the Stop button is Cancel", async () => {
+    await send(chatState([userItem("u1", "hello")]));
+    await send({ type: "runState", run: { kind: "reply", label: "Retrying in 4 s (2 of 3)…", stopLabel: "Cancel" } });
+    assert.equal(await text(".run-indicator .run-label"), "Retrying in 4 s (2 of 3)…");
+    assert.match(await text("button.send"), /Cancel/);
+    await clearPosted();
+    await page.locator("button.send").click();
+    assert.deepEqual(await posted(), [{ type: "stop" }]);
+    await send({ type: "runState", run: { kind: "reply", label: "Replying…" } });
+    assert.match(await text("button.send"), /Stop/);
+  });
+
   it("streams a reply as it arrives and shows it once when it is recorded", async () => {
     await send(chatState([userItem("u1", "hello")]));
     await send({ type: "runState", run: { kind: "reply", label: "Replying…" } });

@@ -5,6 +5,7 @@ import * as assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chooseDefaultModel, formatModelKey, parseModelKey } from "../../src/core/models/default-model";
+import { DEFAULT_RETRY_SETTINGS } from "../../src/core/agent/retry-policy";
 import { readPiAuthFile, readPiDefaults } from "../../src/core/models/pi-auth-file";
 import { makeTempDir } from "../support/temp-dir";
 
@@ -58,9 +59,15 @@ describe("Pi's auth.json and settings.json", () => {
   it("reads Pi's default model and level and its scoped models from settings.json, ignoring what is not valid", async () => {
     const path = join(tmp.dir, "settings.json");
     writeFileSync(path, JSON.stringify({ defaultProvider: "anthropic", defaultModel: "claude-x", defaultThinkingLevel: "high", theme: "dark" }));
-    assert.deepEqual(await readPiDefaults(path), { provider: "anthropic", model: "claude-x", thinkingLevel: "high", enabledModels: undefined });
-    writeFileSync(path, JSON.stringify({ defaultThinkingLevel: "extreme", defaultModel: 3, enabledModels: ["claude-*", 7, "", "gpt-4o:high"] }));
-    assert.deepEqual(await readPiDefaults(path), { provider: undefined, model: undefined, thinkingLevel: undefined, enabledModels: ["claude-*", "gpt-4o:high"] });
+    assert.deepEqual(await readPiDefaults(path), { provider: "anthropic", model: "claude-x", thinkingLevel: "high", enabledModels: undefined, retry: DEFAULT_RETRY_SETTINGS });
+    writeFileSync(path, JSON.stringify({ defaultThinkingLevel: "extreme", defaultModel: 3, enabledModels: ["claude-*", 7, "", "gpt-4o:high"], retry: { enabled: false, baseDelayMs: 500, provider: { maxRetryDelayMs: 0 } } }));
+    assert.deepEqual(await readPiDefaults(path), {
+      provider: undefined,
+      model: undefined,
+      thinkingLevel: undefined,
+      enabledModels: ["claude-*", "gpt-4o:high"],
+      retry: { enabled: false, maxRetries: 3, baseDelayMs: 500, maxRetryDelayMs: 0 },
+    });
     assert.deepEqual(await readPiDefaults(join(tmp.dir, "missing.json")), {});
   });
 });

@@ -251,7 +251,7 @@ export class ChatApp {
 
   private setRun(run: RunState | null): void {
     this.run = run;
-    this.composer.setBusy(run !== null);
+    this.composer.setBusy(run !== null, run?.stopLabel);
     this.chrome.showRun(run);
     if (!run) {
       this.live.endReply();

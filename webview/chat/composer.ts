@@ -99,11 +99,12 @@ export class Composer {
     this.updatePopup();
   }
 
-  setBusy(busy: boolean): void {
+  /** `stopLabel` renames Stop while busy (e.g. "Cancel" while a retry waits). */
+  setBusy(busy: boolean, stopLabel = "Stop"): void {
     this.busy = busy;
-    this.sendButton.replaceChildren(codicon(busy ? "debug-stop" : "send"), el("span", "", busy ? "Stop" : "Send"));
+    this.sendButton.replaceChildren(codicon(busy ? "debug-stop" : "send"), el("span", "", busy ? stopLabel : "Send"));
     this.sendButton.classList.toggle("stop", busy);
-    this.sendButton.title = busy ? "Stop (Escape)" : "Send (Enter)";
+    this.sendButton.title = busy ? `${stopLabel} (Escape)` : "Send (Enter)";
   }
 
   setModel(model: ChatModel | null, level: ThinkingLevel, context: ContextUse | null): void {

@@ -12,6 +12,7 @@ import { convertToLlm } from "../context/convert-to-llm";
 import type { SessionManager } from "../session/session-manager";
 import type { AgentMessage, AssistantMessage, StoredMessage, ThinkingLevel, ToolCall, ToolResultMessage } from "../session/types";
 import { untilAborted } from "./abort";
+import type { AutoRetry } from "./auto-retry";
 import type { AgentSessionEvent } from "./events";
 import type { AgentSessionHooks } from "./hooks";
 import type { MessageQueue, QueuedMessage } from "./message-queue";
@@ -72,6 +73,8 @@ export interface TurnLoopInput extends RunRecorder {
   added?: AgentMessage[];
   /** After a context-overflow error: compact, and say whether to send the request once more. */
   recoverFromOverflow(): Promise<boolean>;
+  /** Automatic retries of transient errors (none without it). */
+  retry?: AutoRetry;
 }
 
 /** Runs model turns until the model stops; returns the last assistant message. */
@@ -83,8 +86,9 @@ export async function runTurnLoop(input: TurnLoopInput): Promise<AssistantMessag
     if (turn > 0) input.hooks?.notify?.({ type: "turn_start", turnIndex: turn, timestamp: Date.now() });
     await recordQueued(pending, input);
     pending = [];
-    last = await streamReply(input);
-    last = (await record(input, last)) as AssistantMessage;
+    const streamed = await streamReply(input);
+    last = (await record(input, streamed.message)) as AssistantMessage;
+    input.retry?.noteReply(last);
     // An overflow is an error that says so, or (a "silent" overflow) a reply whose input tokens
     // exceed the window: the server dropped part of the context. Either way: compact, send again.
     const silent = last.stopReason === "stop" || last.stopReason === "length";
@@ -92,6 +96,12 @@ export async function runTurnLoop(input: TurnLoopInput): Promise<AssistantMessag
       overflowRecovered = true;
       input.hooks?.notify?.({ type: "turn_end", turnIndex: turn, message: last, toolResults: [] });
       if (await input.recoverFromOverflow()) continue;
+      return last;
+    }
+    // A transient error: the failed reply stays in the file, out of the next call's context, as in Pi.
+    if (last.stopReason === "error" && !input.signal.aborted && input.retry) {
+      input.hooks?.notify?.({ type: "turn_end", turnIndex: turn, message: last, toolResults: [] });
+      if (await input.retry.shouldRetry(last, { contextWindow: input.model.contextWindow, retryAfter: streamed.retryAfter, signal: input.signal })) continue;
       return last;
     }
     const calls = last.stopReason === "toolUse" ? last.content.filter((block): block is ToolCall => block.type === "toolCall") : [];
@@ -127,8 +137,8 @@ export async function recordQueued(items: readonly QueuedMessage[], input: RunRe
   }
 }
 
-/** One model call: streams the reply to the front ends and returns the final message. */
-async function streamReply(input: TurnLoopInput): Promise<AssistantMessage> {
+/** One model call: streams the reply to the front ends and returns the final message (and a failure's Retry-After). */
+async function streamReply(input: TurnLoopInput): Promise<{ message: AssistantMessage; retryAfter?: string }> {
   const context = input.sessionManager.buildSessionContext();
   const messages = (await input.hooks?.context?.(context.messages)) ?? context.messages;
   const tools = input.tools.definitions();
@@ -154,10 +164,12 @@ async function streamReply(input: TurnLoopInput): Promise<AssistantMessage> {
     input.hooks?.notify?.({ type: "message_start", message: structuredClone(message) });
   };
   let final: AssistantMessage | undefined;
+  let retryAfter: string | undefined;
   try {
     for await (const event of untilAborted(input.provider.stream(request, input.signal), input.signal)) {
       if (event.type === "done" || event.type === "error") {
         final = event.message;
+        if (event.type === "error") retryAfter = event.retryAfter;
         continue;
       }
       announce(partial.message);
@@ -175,7 +187,7 @@ async function streamReply(input: TurnLoopInput): Promise<AssistantMessage> {
   }
   final ??= input.signal.aborted ? failedFrom(partial.message, "aborted", ABORTED_ERROR_MESSAGE) : failedFrom(partial.message, "error", STREAM_WITHOUT_END_MESSAGE);
   announce(final);
-  return final;
+  return { message: final, retryAfter };
 }
 
 function failedFrom(partial: AssistantMessage, stopReason: "error" | "aborted", errorMessage: string): AssistantMessage {

@@ -14,6 +14,7 @@ import type {
 import { DisposableStore, type Disposable } from "../util/disposable";
 import { Emitter } from "../util/emitter";
 import { recordQueued, recordRunMessage, runTurnLoop } from "./agent-loop";
+import { AutoRetry } from "./auto-retry";
 import { runBashCommand, type BashRunResult } from "./bash-command";
 import { lastAssistantOf, measureContextUsage, type ContextUsage } from "./auto-compaction";
 import type { CompactionRunOutcome } from "./compaction-runner";
@@ -25,6 +26,7 @@ import { MessageQueue, type QueuedMessage } from "./message-queue";
 import { ModelSelection, type ModelSource } from "./model-selection";
 import { DEFAULT_OUTPUT_LIMITS, type OutputLimits } from "./output/output-limits";
 import type { ModelInfo, ModelProvider, ToolDefinition } from "./providers/provider";
+import { DEFAULT_RETRY_SETTINGS, type RetryClock, type RetrySettings } from "./retry-policy";
 import { RunSlots } from "./run-slots";
 import { SessionResources, type ResourceLoad } from "./session-resources";
 import { skillReadRoots, type LoadedResources } from "../resources";
@@ -86,6 +88,13 @@ export interface AgentSessionConfig {
    * `!cmd`, an extension's) and before the leaf leaves an entry. A failure never stops the prompt.
    */
   checkpoints?: (sessionManager: SessionManager) => CheckpointRecorder | undefined;
+  /**
+   * Pi's `retry.*` settings, read at each failure. Absent: no automatic retries (the extension
+   * always passes Pi's settings, whose defaults retry).
+   */
+  retrySettings?: () => RetrySettings;
+  /** Test seam: the clock retries wait on. */
+  retryClock?: RetryClock;
 }
 
 /** Takes a checkpoint of the workspace and records it in the session (see SessionCheckpoints). */
@@ -127,6 +136,8 @@ export interface SendCustomMessageOptions {
 /** What `compact` did. */
 export type CompactOutcome = CompactionRunOutcome;
 
+const NO_RETRIES: RetrySettings = { ...DEFAULT_RETRY_SETTINGS, enabled: false };
+
 const DISPOSED_MESSAGE = "This agent session was closed (its session was replaced or the window closed).";
 
 /**
@@ -154,6 +165,7 @@ export class AgentSession implements Disposable {
   private readonly slots = new RunSlots();
   private readonly compactor: SessionCompactor;
   private readonly queue = new MessageQueue();
+  private readonly retry: AutoRetry;
   /** An agent run (not a compaction or summary) is going: messages sent now are steered into it. */
   private running = false;
   private disposed = false;
@@ -188,6 +200,11 @@ export class AgentSession implements Disposable {
       this.sessionManager,
       { model: options.defaultModel, thinkingLevel: options.defaultThinkingLevel },
     );
+    this.retry = new AutoRetry({
+      settings: options.retrySettings ?? (() => NO_RETRIES),
+      clock: options.retryClock,
+      emit: (event) => this.emit(event),
+    });
     this.compactor = new SessionCompactor({
       sessionManager: this.sessionManager,
       selection: this.selection,
@@ -454,6 +471,7 @@ export class AgentSession implements Disposable {
         maxTurns: this.options.maxTurns ?? 50,
         queue: this.queue,
         recoverFromOverflow: () => this.compactor.auto("overflow", signal),
+        retry: this.retry,
       });
     } finally {
       this.running = false;
@@ -552,6 +570,16 @@ export class AgentSession implements Disposable {
    */
   abort(): void {
     this.slots.abort();
+  }
+
+  /** Cancels the wait before an automatic retry (the reply ends with its error); the run stops. */
+  abortRetry(): void {
+    this.retry.cancelWait();
+  }
+
+  /** An automatic retry is waiting to send the call again. */
+  isRetrying(): boolean {
+    return this.retry.isWaiting();
   }
 
   /** Stops only the running shell command. */

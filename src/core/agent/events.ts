@@ -76,6 +76,10 @@ export type AgentSessionEvent =
     }
   | { type: "branch_summary_start"; targetId: string }
   | { type: "branch_summary_end"; targetId: string; cancelled: boolean; summaryEntryId?: string; errorMessage?: string }
+  /** A transient error: the call is sent again after `delayMs` (retry `attempt` of `maxAttempts`). */
+  | { type: "auto_retry_start"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
+  /** Retrying ended: a call succeeded, or the retries were used up, refused or cancelled (`finalError`). */
+  | { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string }
   | { type: "model_changed"; model: ModelInfo | undefined }
   | { type: "thinking_level_changed"; level: ThinkingLevel }
   /** The session became a read-only view (another window took it over). */

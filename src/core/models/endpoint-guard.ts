@@ -54,6 +54,16 @@ export function guardRequestsOf(signal: AbortSignal, limits: EndpointLimits): vo
   guardedSignals.set(signal, limits);
 }
 
+/** Sees the status and headers of each response to a guarded call (e.g. an error's `Retry-After`). */
+export type ResponseObserver = (response: { status: number; headers: Headers }) => void;
+
+const observers = new WeakMap<AbortSignal, ResponseObserver>();
+
+/** Has `observer` told of every response to the calls made with `signal` (a guarded signal). */
+export function observeResponsesOf(signal: AbortSignal, observer: ResponseObserver): void {
+  observers.set(signal, observer);
+}
+
 type FetchWithTimeout = (url: unknown, init: RequestInit | undefined, ms: number, controller: AbortController) => Promise<Response>;
 
 /** A vendor SDK client class whose HTTP calls go through `fetchWithTimeout` (the OpenAI and Anthropic SDKs). */
@@ -74,6 +84,7 @@ export function installResponseGuard(sdkClass: GuardableSdkClass): void {
   proto.fetchWithTimeout = async function guardedFetchWithTimeout(this: unknown, url, init, ms, controller) {
     const response = await original.call(this, url, init, ms, controller);
     const limits = init?.signal ? guardedSignals.get(init.signal) : undefined;
+    if (init?.signal) observers.get(init.signal)?.({ status: response.status, headers: response.headers });
     return limits ? capResponse(response, limits) : response;
   };
   proto[INSTALLED] = true;

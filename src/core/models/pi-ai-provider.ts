@@ -18,6 +18,7 @@ import type { AssistantMessage, StopReason } from "../session/types";
 import {
   DEFAULT_ENDPOINT_LIMITS,
   guardRequestsOf,
+  observeResponsesOf,
   hasCredentialHeader,
   insecureCredentialOrigin,
   timeoutMessage,
@@ -129,6 +130,11 @@ export class PiAiProvider implements ModelProvider {
     // Our own controller: it carries the user's Stop, the overall timeout, and a consumer that stops iterating.
     const controller = new AbortController();
     guardRequestsOf(controller.signal, limits);
+    // The SDK keeps only the message of a failed response; its Retry-After is caught on the way in.
+    let retryAfter: string | undefined;
+    observeResponsesOf(controller.signal, (response) => {
+      if (response.status >= 400) retryAfter = response.headers.get("retry-after") ?? undefined;
+    });
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -170,6 +176,7 @@ export class PiAiProvider implements ModelProvider {
           mapped.message.stopReason = "error";
           mapped.message.errorMessage = timeoutMessage(limits.timeoutMs);
         }
+        if (mapped.type === "error" && retryAfter !== undefined) mapped.retryAfter = retryAfter;
         yield mapped;
         if (mapped.type === "done" || mapped.type === "error") return;
       }

@@ -12,6 +12,7 @@ import { readFile } from "node:fs/promises";
 import { isThinkingLevel } from "../agent/model-selection";
 import type { ThinkingLevel } from "../session/types";
 import { isCommandValue } from "./config-value";
+import { retrySettingsFrom, type RetrySettings } from "../agent/retry-policy";
 
 /** One provider's entry, as the import will treat it. Keys are only in `key`, never in `reason`. */
 export type AuthFileEntry =
@@ -56,6 +57,8 @@ export interface PiDefaults {
   thinkingLevel?: ThinkingLevel;
   /** `enabledModels`: the patterns of the models that model cycling steps through. */
   enabledModels?: string[];
+  /** `retry.*` (Pi's defaults for what the file leaves out). */
+  retry?: RetrySettings;
 }
 
 /** Reads the defaults from Pi's global settings.json; a missing or broken file gives no defaults. */
@@ -67,6 +70,7 @@ export async function readPiDefaults(settingsPath: string): Promise<PiDefaults> 
       model: typeof parsed.defaultModel === "string" ? parsed.defaultModel : undefined,
       thinkingLevel: isThinkingLevel(parsed.defaultThinkingLevel) ? parsed.defaultThinkingLevel : undefined,
       enabledModels: Array.isArray(parsed.enabledModels) ? parsed.enabledModels.filter((p): p is string => typeof p === "string" && p.trim() !== "") : undefined,
+      retry: retrySettingsFrom(parsed),
     };
   } catch {
     return {};

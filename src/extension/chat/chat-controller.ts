@@ -1,6 +1,7 @@
 import * as vscode from "vscode";
 import type { AgentSession } from "../../core/agent/agent-session";
 import type { AgentSessionEvent } from "../../core/agent/events";
+import { retryFailureNotice, retryRunLabel } from "./retry-status";
 import type { ModelInfo } from "../../core/agent/providers/provider";
 import { clampToLevels } from "../../core/models/thinking-levels";
 import type { SessionManager } from "../../core/session/session-manager";
@@ -344,6 +345,13 @@ export class ChatController implements vscode.Disposable {
       case "branch_summary_end":
         if (event.errorMessage) this.notify("error", `Branch summary failed: ${event.errorMessage}`);
         return this.setRun(null);
+      case "auto_retry_start":
+        return this.setRun({ kind: "reply", label: retryRunLabel(event), stopLabel: "Cancel" });
+      case "auto_retry_end": {
+        const notice = retryFailureNotice(event);
+        if (notice) this.notify("error", notice);
+        return;
+      }
       case "model_changed":
       case "thinking_level_changed":
         return this.postModelState();
@@ -394,7 +402,9 @@ export class ChatController implements vscode.Disposable {
         if (this.queued.length) {
           surface.post({ type: "setInput", text: this.queued.splice(0).join("\n\n") });
         }
-        this.session?.abort();
+        // During the wait before a retry, Stop cancels the retry (the reply ends with its error), as Escape does in Pi.
+        if (this.session?.isRetrying()) this.session.abortRetry();
+        else this.session?.abort();
         return;
       case "requestItems": {
         const items = this.transcript.slice(m.generation, m.start, m.end);

@@ -16,6 +16,7 @@ import { InsecureSendGuard } from "./insecure-send";
 import { onDidChangeModelSettings, readModelSettings } from "./model-settings";
 import { SecretKeyStore } from "./secret-keys";
 import { VSCODE_LM_PROVIDER, VsCodeLmProvider } from "./vscode-lm-provider";
+import { DEFAULT_RETRY_SETTINGS, type RetrySettings } from "../../core/agent/retry-policy";
 
 /** Where a model in Arbor's lists comes from. */
 export type ModelSourceKind = ModelOrigin | "vscode-lm";
@@ -268,7 +269,16 @@ export class ModelService implements vscode.Disposable {
       isModelAvailable: (ref) => isVsCode(ref) || (this.hub?.isAvailable(ref) ?? false),
       defaultModel: () => this.defaultModel(),
       defaultThinkingLevel: this.defaultThinkingLevel(),
+      retrySettings: () => this.retrySettings(),
     };
+  }
+
+  /**
+   * Pi's `retry.*`, from its global settings.json as read now (the one place they are read: point it
+   * at a merged global and project reading when there is one).
+   */
+  retrySettings(): RetrySettings {
+    return this.piDefaults.retry ?? DEFAULT_RETRY_SETTINGS;
   }
 
   dispose(): void {

@@ -105,7 +105,12 @@ export type StreamEvent =
    * The call failed (`stopReason` "error", with `errorMessage`) or was aborted (`stopReason` "aborted").
    * The message keeps whatever content arrived before the failure, so nothing streamed is lost.
    */
-  | { type: "error"; message: AssistantMessage };
+  | {
+      type: "error";
+      message: AssistantMessage;
+      /** The failed response's `Retry-After` header, when the backend saw one (not stored in the session). */
+      retryAfter?: string;
+    };
 
 /** The terminal events: the last event of every stream. */
 export type TerminalStreamEvent = Extract<StreamEvent, { type: "done" | "error" }>;

@@ -359,15 +359,17 @@ describe("Arbor's views in a real VS Code (e2e)", function () {
     const leftBehind = await revealTreeRow(tree(), ids.firstKeptEntryId);
     assert.doesNotMatch((await leftBehind.getAttribute("class")) ?? "", /\bon-path\b/, "the branch left behind is off the active path");
 
-    // In the file: one checkout marker under the clicked entry, appended last.
+    // In the file: one checkout marker under the clicked entry, appended last, after the checkpoint
+    // of the files the old leaf was left with (the workspace's first snapshot, so there is one).
     const marker = await waitUntil("the checkout marker in the session file", () => {
       const entries = readEntries(samples.mainFile);
       const last = entries[entries.length - 1];
-      return entries.length > linesBefore && last?.type === "custom" ? last : undefined;
+      return entries.length > linesBefore && last?.customType === "arbor.checkout" ? last : undefined;
     });
-    assert.equal(marker.customType, "arbor.checkout");
     assert.equal(marker.parentId, ids.abandonedLeafId);
-    assert.equal(readEntries(samples.mainFile).length, linesBefore + 1, "a checkout appends exactly one line");
+    const added = readEntries(samples.mainFile).slice(linesBefore);
+    assert.deepEqual(added.map((e) => e.customType), ["arbor.checkpoint", "arbor.checkout"], "a checkout appends the checkpoint of the branch it leaves and its marker");
+    assert.equal(added[0].parentId, before.getLeafId(), "the checkpoint hangs under the leaf that was left");
 
     // In Pi: the reference resumes at the marker, whose context is exactly the clicked entry's.
     const after = await openWithReference(samples.mainFile);

@@ -1,9 +1,13 @@
 import * as assert from "node:assert/strict";
 import { WebviewStartQueue } from "../../src/extension/webview-start-queue";
 
-/** Resolves once `check` holds, polling each turn of the event loop (bounded, for a clear failure). */
+/**
+ * Resolves once `check` holds, polling every millisecond for up to 10 s (bounded, for a clear failure).
+ * A count of event-loop turns is no bound here: 2,000 empty turns can pass before a 5 ms timer is due.
+ */
 async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 2_000 && !check(); i++) await new Promise((resolve) => setImmediate(resolve));
+  const end = Date.now() + 10_000;
+  while (!check() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 1));
   assert.ok(check(), `timed out waiting for ${what}`);
 }
 

@@ -1,7 +1,8 @@
 /**
- * How Arbor's webview pages start (watchWebviewStart), in real webview panels of the workbench: pages
- * load one at a time, the next once the one before has spoken; a page without a script never says
- * anything and gets its page again, a page whose script posts at once does not.
+ * How Arbor's webview pages start (watchWebviewStart), in real webview panels of the workbench: a
+ * page without a script never says anything and gets its page again, a page whose script posts at
+ * once does not. (That pages load one at a time is tested in webview-start-queue.test.ts, and the e2e
+ * tier counts every start-up of the real views.)
  */
 import { strict as assert } from "node:assert";
 import * as vscode from "vscode";
@@ -74,17 +75,5 @@ describe("a webview page that never starts", function () {
     assert.deepEqual(page.warnings, []);
     assert.equal(page.infos.length, 1);
     assert.match(page.infos[0]!, /^the test page page started \(\d+ ms after its page was set\)$/);
-  });
-
-  it("loads the second page of the window only once the first has said it started", async () => {
-    const queue = new WebviewStartQueue(60_000);
-    const log: string[] = [];
-    const first = open(speakingPage, { afterMs: 30_000, attempts: 1 }, vscode.ViewColumn.One, queue, { name: "tree", log });
-    const second = open(speakingPage, { afterMs: 30_000, attempts: 1 }, vscode.ViewColumn.Two, queue, { name: "chat", log });
-    assert.deepEqual(log, ["tree render"], "the second waits while the first loads");
-    await until(() => second.events.includes("message"), `the second page's message (so far: ${log.join(", ")})`, 20_000);
-    assert.deepEqual(log, ["tree render", "tree message", "chat render", "chat message"]);
-    assert.equal(first.infos.length, 1, "the first page's start is logged");
-    assert.equal(second.infos.length, 1);
   });
 });

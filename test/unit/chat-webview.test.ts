@@ -296,6 +296,29 @@ describe("Chat webview in Chromium", function () {
     assert.match(heads, /[\d.]+k? tokens/, `a reply that reports its usage still shows it: ${heads}`);
   });
 
+  it("keeps the / list inside a short chat view, its first and selected row reachable", async () => {
+    // A new user's side bar at 1280x800 gave the chat about 280 px: the list ran off the top.
+    await page.setViewportSize({ width: 300, height: 150 });
+    try {
+      await send(chatState([]));
+      await page.locator("textarea.input").click();
+      await page.keyboard.type("/");
+      const box = (await page.evaluate(`(() => {
+        const popup = document.querySelector(".slash-popup");
+        const first = popup.querySelector(".slash-row");
+        return { popupTop: popup.getBoundingClientRect().top, firstTop: first.getBoundingClientRect().top, rows: popup.querySelectorAll(".slash-row").length, scrolls: popup.scrollHeight > popup.clientHeight };
+      })()`)) as { popupTop: number; firstTop: number; rows: number; scrolls: boolean };
+      assert.ok(box.rows >= 3, `the list has rows to show (${box.rows})`);
+      assert.ok(box.popupTop >= 0, `the list starts inside the view (top ${box.popupTop})`);
+      assert.ok(box.firstTop >= 0, `the first row is in view (top ${box.firstTop})`);
+      assert.ok(box.scrolls, "what does not fit scrolls inside the list");
+      await page.keyboard.press("Escape");
+      await page.locator("textarea.input").fill("");
+    } finally {
+      await page.setViewportSize({ width: 480, height: 800 });
+    }
+  });
+
   it("shows the model's and the thinking level's names whole under the input of a 300 px side bar", async () => {
     await page.setViewportSize({ width: 300, height: 800 });
     try {

@@ -19,6 +19,9 @@ export interface ComposerHandlers {
 const HISTORY_LIMIT = 200;
 const THINKING_NAMES: Record<ThinkingLevel, string> = { off: "Thinking off", minimal: "Minimal", low: "Low", medium: "Medium", high: "High", xhigh: "Extra high" };
 
+/** The tallest the command list gets (it scrolls past that). */
+const POPUP_MAX_HEIGHT = 260;
+
 export class Composer {
   readonly element = el("div", "composer");
   readonly input = el("textarea", "input");
@@ -228,6 +231,10 @@ export class Composer {
   }
 
   private paintPopup(): void {
+    // The list opens upwards from the input: in a short view it gets only the room above the input,
+    // and scrolls inside it, instead of running off the top of the view where no row can be reached.
+    const room = Math.floor(this.element.getBoundingClientRect().top) - 4;
+    this.popup.style.maxHeight = `${Math.max(48, Math.min(POPUP_MAX_HEIGHT, room))}px`;
     this.popup.replaceChildren(
       ...this.matches.map((c, i) => {
         const row = el("div", `slash-row${i === this.selected ? " selected" : ""}`);

@@ -20,6 +20,15 @@ import type { TreeViewProvider } from "./tree-view-provider";
 import { showPick } from "./quick-pick-probe";
 
 /** Summarizes a branch while checking out (needs a model); absent until one is configured. */
+/**
+ * Ticks a step of the Get Started walkthrough. Its `onCommand:` events see only commands run from
+ * VS Code's own UI, not the ones a click in the tree runs through the extension host, so the steps
+ * also complete on these context keys (`onContext:arbor.walkthrough.<step>`).
+ */
+function markWalkthroughStep(step: "checkedOut" | "forkedOrLabelled"): void {
+  void vscode.commands.executeCommand("setContext", `arbor.walkthrough.${step}`, true);
+}
+
 export interface BranchSummarizer {
   available(): boolean;
   checkoutWithSummary(entryId: string, choice: Extract<LeaveChoice, { summarize: true }>, token: vscode.CancellationToken): Promise<{ editText?: string } | undefined>;
@@ -145,6 +154,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       editText = moved.editText;
     }
     if (files && filesChoice === "both") await restoreFiles(deps.checkpoints!, files);
+    markWalkthroughStep("checkedOut");
     const leaf = host.current?.getLeafId();
     if (leaf) tree.reveal(leaf);
     if (editText !== undefined) void (deps.editText ?? offerEditText)(editText);
@@ -157,6 +167,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     const result = await host.fork(id, position);
     if (result.cancelled) return void vscode.window.showInformationMessage("An extension cancelled the fork.");
     const forked = host.current;
+    markWalkthroughStep("forkedOrLabelled");
     void vscode.window.showInformationMessage(forkNotice(forked ? openSessionTitle(forked) : UNTITLED_SESSION));
     if (result.editText !== undefined) void (deps.editText ?? offerEditText)(result.editText);
   };
@@ -270,6 +281,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       else {
         assertFits(text, MAX_LABEL_LENGTH, "labels");
         sm.appendLabelChange(id, text || undefined);
+        markWalkthroughStep("forkedOrLabelled");
         await sm.flush();
       }
     },

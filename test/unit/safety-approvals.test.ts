@@ -18,30 +18,11 @@ import type { ToolPolicy } from "../../src/core/agent/tool-runner";
 import { createBashTool, createFindTool, createGrepTool, createLsTool, createReadTool, createWriteTool } from "../../src/core/agent/tools";
 import type { AgentTool } from "../../src/core/agent/tools/tool";
 import { SessionManager } from "../../src/core/session/session-manager";
-import type { ToolResultMessage } from "../../src/core/session/types";
+import { scriptedApprover, textOf, toolResults } from "../support/scripted-approvals";
 import { reply } from "../support/scripted-openai-server";
 import { makeKit, makeSession, nextEvent, recordEvents, sentMessages, type AgentKit } from "./agent-harness.test";
 
-function toolResults(sm: SessionManager): ToolResultMessage[] {
-  return sm.getBranch().flatMap((e) => (e.type === "message" && e.message.role === "toolResult" ? [e.message] : []));
-}
-function textOf(result: ToolResultMessage): string {
-  return result.content.map((b) => (b.type === "text" ? b.text : "")).join("");
-}
 
-/** A host that answers from a queue and records what it was asked. */
-function scriptedApprover(...answers: ApprovalAnswer[]): { asked: ApprovalRequest[]; approve: NonNullable<ToolPolicy["approve"]> } {
-  const asked: ApprovalRequest[] = [];
-  return {
-    asked,
-    approve: (request) => {
-      asked.push(request);
-      const answer = answers.shift();
-      assert.ok(answer, `asked once more than scripted: ${JSON.stringify(request)}`);
-      return answer;
-    },
-  };
-}
 
 const touch = (name: string) => ({ name: "bash", arguments: { command: `touch ${name}` } });
 

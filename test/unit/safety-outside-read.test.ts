@@ -7,31 +7,18 @@
 import * as assert from "node:assert/strict";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ApprovalAnswer, ApprovalRequest } from "../../src/core/agent/safety/approvals";
-import type { ToolPolicy } from "../../src/core/agent/tool-runner";
+import type { ApprovalRequest } from "../../src/core/agent/safety/approvals";
 import { findOnPath } from "../../src/core/agent/tools/ripgrep";
 import type { SessionManager } from "../../src/core/session/session-manager";
 import type { ToolResultMessage } from "../../src/core/session/types";
+import { scriptedApprover, textOf } from "../support/scripted-approvals";
 import { reply } from "../support/scripted-openai-server";
 import { makeKit, makeSession, type AgentKit } from "./agent-harness.test";
 
 function results(sm: SessionManager): ToolResultMessage[] {
   return sm.getBranch().flatMap((e) => (e.type === "message" && e.message.role === "toolResult" ? [e.message] : []));
 }
-const textOf = (r: ToolResultMessage) => r.content.map((b) => (b.type === "text" ? b.text : "")).join("");
 
-function approver(...answers: ApprovalAnswer[]): { asked: ApprovalRequest[]; approve: NonNullable<ToolPolicy["approve"]> } {
-  const asked: ApprovalRequest[] = [];
-  return {
-    asked,
-    approve: (request) => {
-      asked.push(request);
-      const answer = answers.shift();
-      assert.ok(answer, `asked once more than scripted: ${JSON.stringify(request)}`);
-      return answer;
-    },
-  };
-}
 
 describe("tool safety: reads outside the session's folder", () => {
   let kit: AgentKit;
@@ -46,7 +33,7 @@ describe("tool safety: reads outside the session's folder", () => {
   afterEach(async () => kit.cleanup());
 
   it("a read outside asks with the real path; Allow once reads it, the next one asks again, Deny reads nothing", async () => {
-    const host = approver("once", "deny");
+    const host = scriptedApprover("once", "deny");
     const { sm, session } = await makeSession(kit, { toolPolicy: { approve: host.approve } });
     kit.server.script(
       reply.toolCall({ name: "read", arguments: { path: "../elsewhere/notes.md" } }),
@@ -69,7 +56,7 @@ describe("tool safety: reads outside the session's folder", () => {
 
   it("Allow for this session lets later reads outside through without asking, searches included", async function () {
     if (!findOnPath("rg")) this.skip();
-    const host = approver("session");
+    const host = scriptedApprover("session");
     const { sm, session } = await makeSession(kit, { toolPolicy: { approve: host.approve } });
     kit.server.script(
       reply.toolCall({ name: "ls", arguments: { path: outside } }),
@@ -99,7 +86,7 @@ describe("tool safety: reads outside the session's folder", () => {
     writeFileSync(join(skills, "review", "SKILL.md"), "# Review\n");
     writeFileSync(join(other, "a.txt"), "in another workspace folder\n");
     let roots: string[] = [skills];
-    const host = approver("deny");
+    const host = scriptedApprover("deny");
     const { sm, session } = await makeSession(kit, { toolPolicy: { approve: host.approve, workspaceFolders: [kit.cwd, other], readableRoots: () => roots } });
     kit.server.script(
       reply.toolCall([
@@ -124,7 +111,7 @@ describe("tool safety: reads outside the session's folder", () => {
 
   it("a link inside the folder that leads out asks about where it leads, and reads it once allowed", async () => {
     symlinkSync(join(outside, "notes.md"), join(kit.cwd, "link.md"));
-    const host = approver("once");
+    const host = scriptedApprover("once");
     const { sm, session } = await makeSession(kit, { toolPolicy: { approve: host.approve } });
     kit.server.script(reply.toolCall({ name: "read", arguments: { path: "link.md" } }), reply.text("done"));
     await session.prompt("read the link");

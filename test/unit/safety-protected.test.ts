@@ -9,7 +9,7 @@
 import * as assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { approvalRequestFor, isAutoApproved, SessionApprovals, type ApprovalAnswer, type ApprovalRequest } from "../../src/core/agent/safety/approvals";
+import { approvalRequestFor, isAutoApproved, SessionApprovals, type ApprovalRequest } from "../../src/core/agent/safety/approvals";
 import {
   DEFAULT_PROTECTED_PATTERNS,
   globToRegExp,
@@ -18,33 +18,15 @@ import {
   protectedPatternOf,
   protectedPatterns,
 } from "../../src/core/agent/safety/protected-paths";
-import type { ToolPolicy } from "../../src/core/agent/tool-runner";
 import { createBashTool, createWriteTool } from "../../src/core/agent/tools";
 import { createWriteTool as piCreateWriteTool } from "../../src/core/pi-extensions/builtin-tools";
 import { adaptPiTool } from "../../src/core/pi-extensions/pi-tools";
-import type { SessionManager } from "../../src/core/session/session-manager";
-import type { ToolResultMessage } from "../../src/core/session/types";
+import { scriptedApprover, textOf, toolResults } from "../support/scripted-approvals";
 import { reply } from "../support/scripted-openai-server";
 import { makeTempDir } from "../support/temp-dir";
 import { makeKit, makeSession, type AgentKit } from "./agent-harness.test";
 
-function toolResults(sm: SessionManager): ToolResultMessage[] {
-  return sm.getBranch().flatMap((e) => (e.type === "message" && e.message.role === "toolResult" ? [e.message] : []));
-}
-const textOf = (result: ToolResultMessage): string => result.content.map((b) => (b.type === "text" ? b.text : "")).join("");
 
-function scriptedApprover(...answers: ApprovalAnswer[]): { asked: ApprovalRequest[]; approve: NonNullable<ToolPolicy["approve"]> } {
-  const asked: ApprovalRequest[] = [];
-  return {
-    asked,
-    approve: (request) => {
-      asked.push(request);
-      const answer = answers.shift();
-      assert.ok(answer, `asked once more than scripted: ${JSON.stringify(request)}`);
-      return answer;
-    },
-  };
-}
 
 const call = (name: string, args: Record<string, unknown>) => ({ type: "toolCall" as const, id: "c", name, arguments: args });
 

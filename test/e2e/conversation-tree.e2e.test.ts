@@ -450,6 +450,12 @@ describe("Arbor's views in a real VS Code (e2e)", function () {
     await waitUntil("the fork in the tree", async () => (await treeStatus(tree())).total === forkEntries.length);
     await chatView(workbench()).locator("textarea.input").waitFor({ state: "visible" });
     await waitUntil("the message's text in the chat's input", async () => (await chatView(workbench()).locator("textarea.input").inputValue()) === text);
+    // The Sessions view lists the fork, marked open, before the next test clicks a row there (a row
+    // inserted under the click moved the list by one in a clean-clone run).
+    const firstUser = forkEntries.find((e) => e.type === "message" && (e as { message?: { role?: string } }).message?.role === "user") as { message: { content: unknown } } | undefined;
+    const firstContent = firstUser?.message.content;
+    const firstText = typeof firstContent === "string" ? firstContent : ((firstContent ?? []) as { type: string; text?: string }[]).map((b) => b.text ?? "").join(" ");
+    await waitForCurrentSessionRow(workbench(), firstText.slice(0, 30));
   });
 
   it("shows entries that another process appends to the open session, without any user action, following the leaf", async () => {

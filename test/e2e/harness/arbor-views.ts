@@ -158,7 +158,31 @@ export async function waitForCurrentSessionRow(workbench: Workbench, title: stri
  * Resumes a session by clicking its row in the Sessions view once, as a user does, and waits until
  * the Conversation Tree shows it and the list marks it as open.
  */
+/**
+ * Waits until the Sessions view has stopped changing under `row`: as many rows, and the row at the
+ * same place, for 500 ms (a row's text may go on changing: its message count follows appends). A session file that an earlier step wrote (a fork) is listed a moment later,
+ * and a click made while that row is inserted lands on the row below the one it named.
+ */
+async function waitForSettledList(workbench: Workbench, row: Locator, timeoutMs: number): Promise<void> {
+  await row.waitFor({ state: "visible", timeout: timeoutMs });
+  const rows = workbench.viewPane("Sessions").locator(".monaco-list-row");
+  const look = async () => JSON.stringify([await rows.count(), await row.boundingBox()]);
+  const end = Date.now() + timeoutMs;
+  let last = await look();
+  let since = Date.now();
+  while (Date.now() - since < 500) {
+    if (Date.now() > end) throw new Error(`the Sessions view kept changing for ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const now = await look();
+    if (now !== last) {
+      last = now;
+      since = Date.now();
+    }
+  }
+}
+
 export async function resumeSessionFromList(workbench: Workbench, title: string, timeoutMs = defaultUiTimeoutMs): Promise<void> {
+  await waitForSettledList(workbench, sessionRow(workbench, title), timeoutMs);
   await sessionRow(workbench, title).click({ timeout: timeoutMs });
   await waitForResumed(workbench, title, timeoutMs);
 }

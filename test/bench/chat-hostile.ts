@@ -119,8 +119,14 @@ export async function runHostileCases(page: Page, load: () => Promise<void>, siz
     const done: HostileRun[] = [];
     for (let run = 0; run < runs; run++) {
       await load();
+      // The message is handed to the page first and posted from there: what is measured is the
+      // chat's work on it, not the test driver moving a megabyte into the page.
+      await page.evaluate((m) => ((globalThis as unknown as { __hostileState: unknown }).__hostileState = m), chatState([userItem("u1", "Show me."), replyItem("a1", text)]));
       const recorded = await observe(page, async () => {
-        await send(chatState([userItem("u1", "Show me."), replyItem("a1", text)]));
+        await page.evaluate(() => {
+          const g = globalThis as unknown as PageGlobals & { __hostileState: unknown };
+          return g.__arbor.post(g.__hostileState);
+        });
       });
       const shown = (await page.evaluate("document.querySelector('.item-assistant .md')?.textContent.length ?? 0")) as number;
       await load();

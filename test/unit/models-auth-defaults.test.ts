@@ -59,14 +59,16 @@ describe("Pi's auth.json and settings.json", () => {
   it("reads Pi's default model and level and its scoped models from settings.json, ignoring what is not valid", async () => {
     const path = join(tmp.dir, "settings.json");
     writeFileSync(path, JSON.stringify({ defaultProvider: "anthropic", defaultModel: "claude-x", defaultThinkingLevel: "high", theme: "dark" }));
-    assert.deepEqual(await readPiDefaults(path), { provider: "anthropic", model: "claude-x", thinkingLevel: "high", enabledModels: undefined, retry: DEFAULT_RETRY_SETTINGS });
-    writeFileSync(path, JSON.stringify({ defaultThinkingLevel: "extreme", defaultModel: 3, enabledModels: ["claude-*", 7, "", "gpt-4o:high"], retry: { enabled: false, baseDelayMs: 500, provider: { maxRetryDelayMs: 0 } } }));
+    assert.deepEqual(await readPiDefaults(path), { provider: "anthropic", model: "claude-x", thinkingLevel: "high", enabledModels: undefined, retry: DEFAULT_RETRY_SETTINGS, thinkingBudgets: undefined });
+    writeFileSync(path, JSON.stringify({ defaultThinkingLevel: "extreme", defaultModel: 3, enabledModels: ["claude-*", 7, "", "gpt-4o:high"], retry: { enabled: false, baseDelayMs: 500, provider: { maxRetryDelayMs: 0 } }, thinkingBudgets: { minimal: 512, low: "4096", medium: -1, high: 32768.5, extreme: 9 } }));
     assert.deepEqual(await readPiDefaults(path), {
       provider: undefined,
       model: undefined,
       thinkingLevel: undefined,
       enabledModels: ["claude-*", "gpt-4o:high"],
       retry: { enabled: false, maxRetries: 3, baseDelayMs: 500, maxRetryDelayMs: 0 },
+      // Only whole positive numbers of a known level make a budget (anything else would break the request).
+      thinkingBudgets: { minimal: 512 },
     });
     assert.deepEqual(await readPiDefaults(join(tmp.dir, "missing.json")), {});
   });

@@ -12,7 +12,7 @@
  * Pure core: no `vscode`.
  */
 
-import type { AssistantMessageEvent, Context, Message, SimpleStreamOptions, Tool } from "@mariozechner/pi-ai" with { "resolution-mode": "import" };
+import type { AssistantMessageEvent, Context, Message, SimpleStreamOptions, ThinkingBudgets, Tool } from "@mariozechner/pi-ai" with { "resolution-mode": "import" };
 import { ABORTED_ERROR_MESSAGE, createEmptyUsage, type ModelInfo, type ModelProvider, type ModelRequest, type StreamEvent } from "../agent/providers/provider";
 import type { AssistantMessage, StopReason } from "../session/types";
 import {
@@ -59,6 +59,11 @@ export interface PiAiProviderOptions {
   limits?: () => EndpointLimits;
   /** Retries the vendor SDK makes on 429/5xx and dropped connections (SDK default when absent). */
   maxRetries?: number;
+  /**
+   * Pi's `thinkingBudgets` setting: the thinking tokens each level gets, for the APIs that take a
+   * budget (Anthropic, Google, Bedrock). Read per call; undefined: pi-ai's defaults.
+   */
+  thinkingBudgets?: () => ThinkingBudgets | undefined;
   /** Test seam. */
   loader?: PiAiLoader;
 }
@@ -157,6 +162,7 @@ export class PiAiProvider implements ModelProvider {
         temperature: request.temperature,
         sessionId: request.sessionId,
         maxRetries: this.options.maxRetries,
+        thinkingBudgets: this.options.thinkingBudgets?.(),
       };
       // Extensions' before_provider_request: they see (and may replace) the request body.
       if (request.onPayload) options.onPayload = (payload) => request.onPayload!(payload);

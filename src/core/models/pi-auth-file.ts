@@ -59,6 +59,27 @@ export interface PiDefaults {
   enabledModels?: string[];
   /** `retry.*` (Pi's defaults for what the file leaves out). */
   retry?: RetrySettings;
+  /** `thinkingBudgets`: thinking tokens per level, for the APIs that take a budget. */
+  thinkingBudgets?: ThinkingBudgets;
+}
+
+/** Pi's `thinkingBudgets` setting (the shape pi-ai's stream options take). */
+export interface ThinkingBudgets {
+  minimal?: number;
+  low?: number;
+  medium?: number;
+  high?: number;
+}
+
+/** The levels of a `thinkingBudgets` object that hold a positive whole number; undefined when none does. */
+export function thinkingBudgetsFrom(value: unknown): ThinkingBudgets | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const budgets: ThinkingBudgets = {};
+  for (const level of ["minimal", "low", "medium", "high"] as const) {
+    const n = (value as Record<string, unknown>)[level];
+    if (typeof n === "number" && Number.isInteger(n) && n > 0) budgets[level] = n;
+  }
+  return Object.keys(budgets).length > 0 ? budgets : undefined;
 }
 
 /** Reads the defaults from Pi's global settings.json; a missing or broken file gives no defaults. */
@@ -71,6 +92,7 @@ export async function readPiDefaults(settingsPath: string): Promise<PiDefaults> 
       thinkingLevel: isThinkingLevel(parsed.defaultThinkingLevel) ? parsed.defaultThinkingLevel : undefined,
       enabledModels: Array.isArray(parsed.enabledModels) ? parsed.enabledModels.filter((p): p is string => typeof p === "string" && p.trim() !== "") : undefined,
       retry: retrySettingsFrom(parsed),
+      thinkingBudgets: thinkingBudgetsFrom(parsed.thinkingBudgets),
     };
   } catch {
     return {};

@@ -102,6 +102,7 @@ export class ModelService implements vscode.Disposable {
         allowCommands: () => vscode.workspace.isTrusted,
         confirmInsecureSend: this.insecureSend.confirm,
         limits: () => this.settings.limits,
+        thinkingBudgets: () => this.piDefaults.thinkingBudgets,
         missingKeyHint: (provider) => `Run "Arbor: Set API Key..." for ${provider}, or "Arbor: Add a Model...".`,
       });
       this.hub.registry.onDidChange(() => {

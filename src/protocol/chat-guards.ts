@@ -19,6 +19,7 @@ import {
   type SlashCommand,
   type TranscriptWindow,
 } from "./chat-messages";
+import { isAttachmentToChatMessage, isAttachmentToHostMessage, isPromptImages } from "./chat-attachments";
 import { isArrayOf, isBool, isCount, isIndex, isNonEmpty, isOneOf, isOptional, isRecord, isText, isToken, type Fields } from "./validate";
 
 const isId = (x: unknown): x is string => isToken(x, CHAT_LIMITS.idLength);
@@ -212,7 +213,7 @@ export function isHostToChatMessage(x: unknown): x is HostToChatMessage {
     case "notice":
       return isOneOf(["info", "error"] as const)(x.level) && isShort(x.text);
     default:
-      return false;
+      return isAttachmentToChatMessage(x);
   }
 }
 
@@ -226,6 +227,7 @@ export function isChatToHostMessage(x: unknown): x is ChatToHostMessage {
     case "addModel":
       return true;
     case "send":
+      return isText(x.text, CHAT_LIMITS.inputLength) && isPromptImages(x.images);
     case "inputChanged":
       return isText(x.text, CHAT_LIMITS.inputLength);
     case "requestItems":
@@ -244,6 +246,6 @@ export function isChatToHostMessage(x: unknown): x is ChatToHostMessage {
     case "log":
       return isOneOf(["info", "warn", "error"] as const)(x.level) && isShort(x.message);
     default:
-      return false;
+      return isAttachmentToHostMessage(x);
   }
 }

@@ -15,6 +15,7 @@
 import type { ThinkingLevel } from "../core/session/types";
 import type { ExtensionUiState } from "../core/pi-extensions/chrome";
 import type { TranscriptItem } from "../core/transcript/transcript";
+import type { AttachmentToChatMessage, AttachmentToHostMessage, PromptImage } from "./chat-attachments";
 
 export type { ExtensionUiState, ExtensionWidget } from "../core/pi-extensions/chrome";
 
@@ -250,7 +251,8 @@ export type HostToChatMessage =
   | SetInputMessage
   | NoticeMessage
   | ExtensionUiMessage
-  | FocusInputMessage;
+  | FocusInputMessage
+  | AttachmentToChatMessage;
 
 // ---------------------------------------------------------------------------
 // Webview → host
@@ -264,6 +266,8 @@ export interface ChatReadyMessage {
 export interface SendMessage {
   type: "send";
   text: string;
+  /** Images pasted or dropped into the input (see chat-attachments.ts). */
+  images?: PromptImage[];
 }
 
 /** The input's text changed (typed, recalled, set by the host): the host mirrors it for extensions' `getEditorText`. */
@@ -351,7 +355,8 @@ export type ChatToHostMessage =
   | CopyMessage
   | InsertCodeMessage
   | RevealEntryMessage
-  | ChatLogMessage;
+  | ChatLogMessage
+  | AttachmentToHostMessage;
 
 export const CHAT_LIMITS = {
   idLength: 256,

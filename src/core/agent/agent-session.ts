@@ -29,6 +29,7 @@ import type { ModelInfo, ModelProvider, ToolDefinition } from "./providers/provi
 import { DEFAULT_RETRY_SETTINGS, type RetryClock, type RetrySettings } from "./retry-policy";
 import { RunSlots } from "./run-slots";
 import { SessionResources, type ResourceLoad } from "./session-resources";
+import { promptImageSettings } from "./prompt-images";
 import { skillReadRoots, type LoadedResources } from "../resources";
 import { SessionCompactor } from "./session-compactor";
 import { buildSystemPrompt, type SystemPromptInput } from "./system-prompt";
@@ -472,6 +473,7 @@ export class AgentSession implements Disposable {
         queue: this.queue,
         recoverFromOverflow: () => this.compactor.auto("overflow", signal),
         retry: this.retry,
+        blockImages: () => promptImageSettings(this.resources.current().settings.merged.images).blockImages,
       });
     } finally {
       this.running = false;

@@ -25,6 +25,8 @@ import { ChatTranscript, type TranscriptUpdate } from "./chat-transcript";
 import { chatSessionTitle } from "./chat-title";
 import { contextFileRefs, openContextFile } from "./chat-resources";
 import { insertAtCursor } from "./insert-code";
+import { PromptAttachments } from "./prompt-attachments";
+import type { ImageContent } from "../../core/session/types";
 
 /** Where the controller's messages go: one per open chat webview (the side view, the editor panel). */
 export interface ChatSurface {
@@ -35,8 +37,8 @@ export interface ChatSurface {
 
 /** What the chat asks the rest of the extension to do (commands, pickers, the tree). */
 export interface ChatActions {
-  /** Runs the user's input: a prompt, `!cmd`, or a slash command. */
-  send(text: string): Promise<void>;
+  /** Runs the user's input: a prompt (with the images pasted into it), `!cmd`, or a slash command. */
+  send(text: string, images?: ImageContent[]): Promise<void>;
   /** The slash commands on offer now. */
   commands(): SlashCommand[];
   pickModel(): Promise<void>;
@@ -72,6 +74,8 @@ export class ChatController implements vscode.Disposable {
   private readonly disposables = new DisposableStore();
   private readonly binding = new DisposableStore();
   private readonly transcript = new ChatTranscript();
+  /** Images, the `@` search and dropped files of the input. */
+  private readonly attachments = new PromptAttachments(() => this.session);
   private session: AgentSession | undefined;
   private run: RunState | null = null;
   /** Text for the input that no visible chat has taken yet (it goes with the next full state). */
@@ -392,8 +396,16 @@ export class ChatController implements vscode.Disposable {
           this.notify("info", `Queued: sent when the current reply ends (${this.queued.length} waiting). Stop ends the reply now.`);
           return;
         }
-        return this.actions.send(m.text);
+        const images = await this.attachments.forPrompt(m.images).catch((error: Error) => {
+          surface.post({ type: "setInput", text: m.text });
+          throw error;
+        });
+        return this.actions.send(m.text, images);
       }
+      case "attachImage":
+      case "searchFiles":
+      case "resolveDrop":
+        return this.attachments.handle(surface, m);
       case "inputChanged":
         this.inputText = m.text;
         return;
@@ -445,6 +457,7 @@ export class ChatController implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.attachments.dispose();
     this.binding.dispose();
     this.disposables.dispose();
     this.surfaces.clear();

@@ -18,6 +18,7 @@ import { registerCommands, type BranchSummarizer } from "./commands";
 import { registerExportCommand } from "./export-command";
 import { registerBranchDiff } from "./branch-diff-command";
 import { registerModelCommands } from "./models/model-commands";
+import { registerLoginCommands } from "./models/login-commands";
 import { ModelService } from "./models/model-service";
 import { resolveAgentDir } from "../core/session/paths";
 import { sessionConfig } from "./session-config";
@@ -193,6 +194,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   context.subscriptions.push(chat, chatViews, vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chatViews));
   context.subscriptions.push(...registerChatCommands(host, chatViews, log));
   context.subscriptions.push(...registerModelCommands({ host, models, agentDir, log }));
+  context.subscriptions.push(...registerLoginCommands(models, log));
   // A model added, a key set or models.json edited: the chat shows the session's model anew.
   context.subscriptions.push(models.onDidChangeModels(() => chat.postModelState()));
   const editText = (text: string): void => {

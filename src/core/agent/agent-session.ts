@@ -118,6 +118,9 @@ export type PromptResult =
   | { kind: "handled" }
   | { kind: "queued"; entryId: string };
 
+/** Tokens kept free for a branch summary's reply when no settings.json says (Pi's default). */
+export const DEFAULT_BRANCH_SUMMARY_RESERVE = 16_384;
+
 /** Options of `prompt`. */
 export interface PromptOptions {
   signal?: AbortSignal;
@@ -188,7 +191,7 @@ export class AgentSession implements Disposable {
       restrictionReason: options.restrictionReason,
       emit: (event) => this.emit(event),
     });
-    this.tools = new ToolSet(options.tools ?? createCodingTools({ shellPath: options.shellPath, ripgrep: options.ripgrep }), this.guard, () => this.toolPolicy, options.ripgrep);
+    this.tools = new ToolSet(options.tools ?? createCodingTools({ shellPath: options.shellPath, ripgrep: options.ripgrep, commandPrefix: () => this.shellCommandPrefix() }), this.guard, () => this.toolPolicy, options.ripgrep);
     this.settings = { ...DEFAULT_COMPACTION_SETTINGS, ...options.compaction };
     this.limits = options.outputLimits ?? DEFAULT_OUTPUT_LIMITS;
     this.selection = new ModelSelection(
@@ -252,6 +255,10 @@ export class AgentSession implements Disposable {
   /** Messages are waiting for the running reply. */
   hasPendingMessages(): boolean {
     return this.queue.has("steer") || this.queue.has("followUp");
+  }
+  /** Pi's `shellCommandPrefix` (settings.json, the project's over the user's), read at each command. */
+  private shellCommandPrefix(): string | undefined {
+    return this.resources.current().settings.view.shellCommandPrefix || undefined;
   }
   /** Whether shell commands may run here (false in an untrusted workspace). */
   isShellAllowed(): boolean {
@@ -557,6 +564,7 @@ export class AgentSession implements Disposable {
         limits: this.limits,
         outputDirectory: this.options.outputDirectory,
         shellPath: this.options.shellPath,
+        commandPrefix: this.shellCommandPrefix(),
         processGroups: this.processGroups,
         slots: this.slots,
         emit: (event) => this.emit(event),
@@ -620,7 +628,8 @@ export class AgentSession implements Disposable {
           sessionManager: this.sessionManager,
           provider: this.selection.provider(),
           model: this.selection.model,
-          reserveTokens: this.settings.reserveTokens,
+          // Pi's branchSummary.reserveTokens (its own, not compaction's), 16,384 as in Pi.
+          reserveTokens: this.resources.current().settings.view.branchSummary.reserveTokens ?? DEFAULT_BRANCH_SUMMARY_RESERVE,
           hooks: this.options.hooks,
           signal,
           emit: (event) => this.emit(event),

@@ -14,7 +14,7 @@ describe("Pi's auth.json and settings.json", () => {
   beforeEach(() => (tmp = makeTempDir("arbor-auth-")));
   afterEach(() => tmp.cleanup());
 
-  it("imports API keys (an environment variable's name resolved as Pi resolves it) and skips OAuth and commands with the reason", async () => {
+  it("imports API keys (an environment variable's name resolved as Pi resolves it) imports OAuth logins with their credentials, and skips commands with the reason", async () => {
     const path = join(tmp.dir, "auth.json");
     writeFileSync(
       path,
@@ -32,7 +32,7 @@ describe("Pi's auth.json and settings.json", () => {
       { provider: "anthropic", importable: true, key: "sk-ant-literal" },
       { provider: "openai", importable: true, key: "sk-from-env" },
       { provider: "groq", importable: false, reason: "a shell command (Arbor stores keys, not commands)" },
-      { provider: "github-copilot", importable: false, reason: "an OAuth login (a subscription), which Arbor cannot use" },
+      { provider: "github-copilot", importable: true, login: { access: "a", refresh: "r", expires: 1 } },
       { provider: "weird", importable: false, reason: "not an API key entry" },
       { provider: "broken", importable: false, reason: "not an API key entry" },
     ]);

@@ -14,7 +14,7 @@ import { applyMention, mentionAt, type MentionQuery } from "./mention-query";
 const POPUP_MAX_HEIGHT = 260;
 
 export class FileMention {
-  private readonly popup = el("div", "slash-popup mention-popup");
+  private readonly popup = el("div", "mention-popup");
   private mention: MentionQuery | undefined;
   private matches: FileMatch[] = [];
   private selected = 0;

@@ -2,6 +2,7 @@ import * as vscode from "vscode";
 import { CheckpointService, registerSnapshotContent, withCheckpoints } from "./checkpoints/checkpoint-service";
 import { registerUndoFileRestore } from "./checkpoints/checkout-files";
 import { registerPruneCheckpoints } from "./checkpoints/prune-command";
+import { openTurnChange, turnFilesAt } from "./checkpoints/turn-files";
 import { knownSessionFolders } from "../core/session/session-file-check";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -175,6 +176,8 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
       copyText: (id) => Promise.resolve(vscode.commands.executeCommand("arbor.tree.copyText", id)).then(() => undefined),
       // A file replaced under the session is saved whole as a new one; a view of another window's session forks.
       forkReadOnly: () => Promise.resolve(vscode.commands.executeCommand(host.current?.isDetached() ? SAVE_AS_NEW_COMMAND : "arbor.cloneSession")).then(() => undefined),
+      files: (sm, id) => turnFilesAt(checkpoints, sm, id),
+      openFileChange: (sm, id, path) => openTurnChange(checkpoints, sm, id, path),
     },
     () => settings.defaultFilter,
     log,

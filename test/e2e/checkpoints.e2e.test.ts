@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { reply, startScriptedServer, type ScriptedServer } from "../support/scripted-openai-server";
 import { createScratchFolder, openWorkbench, WorkbenchSession, writePiModelsJson } from "./harness";
-import { chatView, conversationTree, revealTreeRow, sendInChat, waitUntil } from "./harness/arbor-views";
+import { chatView, conversationTree, conversationTreeIn, revealTreeRow, sendInChat, waitUntil } from "./harness/arbor-views";
 
 type Entry = { type: string; id: string; parentId: string | null; customType?: string; message?: { role: string; content: unknown } };
 
@@ -107,5 +107,24 @@ describe("file checkpoints in a real VS Code (e2e)", function () {
     const messages = entriesOf(sessionDir).filter((e) => e.type === "message").length;
     assert.equal(messages, 8, "two prompts, each with a tool call, its result and the last reply");
     assert.equal(ref.buildSessionContext().messages.length, messages, "the snapshots and the checkouts are not in Pi's context");
+  });
+
+  it("marks the rows where files were recorded, and the editor-tab tree lists the turn's files with line counts, each one click from its diff", async () => {
+    const entries = entriesOf(sessionDir);
+    const lastReply = [...entries].reverse().find((e) => e.message?.role === "assistant")!;
+    const firstUser = entries.find((e) => e.message?.role === "user")!;
+    const marked = await revealTreeRow(tree(), lastReply.id);
+    await marked.locator(".badge.checkpoint").waitFor({ state: "visible" });
+    assert.equal(await (await revealTreeRow(tree(), firstUser.id)).locator(".badge.checkpoint").count(), 0, "a row without a checkpoint has no mark");
+
+    await session!.workbench.runCommand("Arbor: Open Conversation Tree in Editor");
+    const editor = await conversationTreeIn(session!.workbench, "editor");
+    // The leaf (the last reply) is selected: its turn changed notes.txt and created created.txt.
+    const files = editor.locator(".details.beside .turn-files");
+    await files.locator(".details-files-title", { hasText: "Files this turn changed (2)" }).waitFor({ state: "visible" });
+    const rows = await files.locator("li.turn-file").evaluateAll((items) => items.map((i) => (i as unknown as { textContent: string }).textContent.trim()));
+    assert.deepEqual(rows.sort(), ["created.txt +1 \u22120", "notes.txt +1 \u22121"]);
+    await files.locator("li.turn-file.modified button.turn-file-path").click();
+    await session!.page.locator(".part.editor .tab.active", { hasText: "notes.txt (this turn)" }).waitFor({ state: "visible" });
   });
 });

@@ -212,7 +212,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
         chat.focusInput();
       } }));
   context.subscriptions.push(registerExportCommand(host, context.extensionUri, context.extension.packageJSON.version as string, log));
-  context.subscriptions.push(...registerBranchDiff(host, tree, log));
+  context.subscriptions.push(...registerBranchDiff(host, tree, log, checkpoints));
   const statusBar = new StatusBar(host);
   context.subscriptions.push(statusBar, new WriteNotices(host, log));
   context.subscriptions.push(restoreLastSession(host, context.storageUri, log));

@@ -1,4 +1,5 @@
 import * as vscode from "vscode";
+import type { NavigateTreeOptions } from "../core/agent/tree-navigation";
 import { askFilesChoice, checkoutFiles, restoreFiles } from "./checkpoints/checkout-files";
 import type { CheckpointService } from "./checkpoints/checkpoint-service";
 import { MissingSessionCwdError } from "../core/runtime/runtime-errors";
@@ -31,7 +32,7 @@ function markWalkthroughStep(step: "checkedOut" | "forkedOrLabelled"): void {
 
 export interface BranchSummarizer {
   available(): boolean;
-  checkoutWithSummary(entryId: string, choice: Extract<LeaveChoice, { summarize: true }>, token: vscode.CancellationToken): Promise<{ editText?: string } | undefined>;
+  checkoutWithSummary(entryId: string, choice: Extract<LeaveChoice, { summarize: true }>, token: vscode.CancellationToken, files?: NavigateTreeOptions["files"]): Promise<{ editText?: string } | undefined>;
 }
 
 export interface CommandDeps {
@@ -143,19 +144,20 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       choice = asked;
     }
     let editText: string | undefined;
+    // "Conversation and files": the files are restored once the leaf has moved, before extensions hear of it.
+    const restore: NavigateTreeOptions["files"] = files && filesChoice === "both" ? { restore: async () => (await restoreFiles(deps.checkpoints!, files))?.ok === true } : undefined;
     if (choice.summarize && summarizer) {
       const result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: "Summarizing the branch you are leaving…", cancellable: true },
-        (_p, token) => summarizer.checkoutWithSummary(id, choice as Extract<LeaveChoice, { summarize: true }>, token),
+        (_p, token) => summarizer.checkoutWithSummary(id, choice as Extract<LeaveChoice, { summarize: true }>, token, restore),
       );
       if (!result) return;
       editText = result.editText;
     } else {
-      const moved = await host.checkout(id);
+      const moved = await host.checkout(id, restore ? { files: restore } : {});
       if (moved.cancelled) return void vscode.window.showInformationMessage("An extension cancelled the checkout.");
       editText = moved.editText;
     }
-    if (files && filesChoice === "both") await restoreFiles(deps.checkpoints!, files);
     markWalkthroughStep("checkedOut");
     const leaf = host.current?.getLeafId();
     if (leaf) tree.reveal(leaf);

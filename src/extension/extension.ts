@@ -153,13 +153,13 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
       const model = session?.getModel();
       return session !== undefined && model !== undefined && models.describe(model) !== undefined && !session.isReadOnly();
     },
-    async checkoutWithSummary(entryId, choice, token) {
+    async checkoutWithSummary(entryId, choice, token, files) {
       const session = host.session;
       if (!session) return undefined;
       const abort = new AbortController();
       const sub = token.onCancellationRequested(() => abort.abort());
       try {
-        const result = await session.navigateTree(entryId, { summarize: true, customInstructions: choice.instructions, signal: abort.signal });
+        const result = await session.navigateTree(entryId, { summarize: true, customInstructions: choice.instructions, signal: abort.signal, ...(files ? { files } : {}) });
         return result.cancelled || result.aborted ? undefined : { editText: result.editText };
       } finally {
         sub.dispose();

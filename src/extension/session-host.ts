@@ -4,7 +4,7 @@ import { SessionError } from "../core/session/errors";
 import type { SessionLocationOptions } from "../core/session/paths";
 import { findMostRecentSession } from "../core/session/session-discovery";
 import type { SessionChange, SessionManager } from "../core/session/session-manager";
-import type { NavigateTreeResult } from "../core/agent/tree-navigation";
+import type { NavigateTreeOptions, NavigateTreeResult } from "../core/agent/tree-navigation";
 import { sessionDirForCwd } from "../core/session/paths";
 import { knownSessionFolders, type KnownSessionFolders } from "../core/session/session-file-check";
 import { AgentSessionRuntime, type RuntimeStart, type SessionScopedExtensions } from "../core/runtime/agent-session-runtime";
@@ -203,10 +203,10 @@ export class SessionHost implements vscode.Disposable {
    * (session_before_tree may cancel or change it, session_tree follows; refused while a reply
    * runs). Persisted, so a reload resumes there.
    */
-  checkout(entryId: string): Promise<NavigateTreeResult> {
+  checkout(entryId: string, options: NavigateTreeOptions = {}): Promise<NavigateTreeResult> {
     const session = this.session;
     if (!session) return Promise.reject(new SessionError("not-found", "No session is open: resume or start one from the Arbor view"));
-    return session.navigateTree(entryId);
+    return session.navigateTree(entryId, options);
   }
 
   /**

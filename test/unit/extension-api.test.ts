@@ -95,6 +95,45 @@ describe("extensions in the runtime", () => {
     await runtime.dispose();
   });
 
+  it("session_before_tree says when the files will follow; session_tree says whether they did, after the leaf moved", async () => {
+    const runtime = await startRuntime(kit);
+    kit.server.script(reply.text("second answer"));
+    await runtime.session.prompt("second question");
+    const sm = runtime.session.sessionManager;
+    const firstAnswer = sm.getBranch().find((e) => e.type === "message" && e.message.role === "assistant")!.id;
+    const seen: string[] = [];
+    runtime.extensions.register({
+      name: "files",
+      handlers: {
+        session_before_tree: (e) => void seen.push(`before restoreFiles=${String(e.preparation.restoreFiles)}`),
+        session_tree: (e) => void seen.push(`tree filesRestored=${String(e.filesRestored)}`),
+      },
+    });
+    let restored = true;
+    const files = {
+      restore: async () => {
+        seen.push(`restore at leaf ${sm.getLeafId() === firstAnswer ? "target" : "old"}`);
+        return restored;
+      },
+    };
+    await runtime.session.navigateTree(firstAnswer, { files });
+    const leaf = sm.getBranch().at(-1)!.id;
+    restored = false;
+    await runtime.session.navigateTree(leaf === firstAnswer ? sm.getBranch()[0]!.id : firstAnswer, { files });
+    await runtime.session.navigateTree(firstAnswer);
+    assert.deepEqual(seen, [
+      "before restoreFiles=true",
+      "restore at leaf target",
+      "tree filesRestored=true",
+      "before restoreFiles=true",
+      "restore at leaf old",
+      "tree filesRestored=false",
+      "before restoreFiles=false",
+      "tree filesRestored=false",
+    ]);
+    await runtime.dispose();
+  });
+
   it("session_before_compact can cancel a compaction or supply one; session_compact reports the entry", async () => {
     const runtime = await startRuntime(kit);
     kit.server.script(reply.text("second answer"));

@@ -30,6 +30,8 @@ export interface TreePreparation {
   customInstructions?: string;
   replaceInstructions?: boolean;
   label?: string;
+  /** Arbor: the workspace's files will be restored to the target's too (the user's choice at the checkout). */
+  restoreFiles?: boolean;
 }
 
 export interface BeforeTreeEvent {
@@ -56,6 +58,8 @@ export interface TreeEvent {
   summaryEntry?: BranchSummaryEntry;
   /** Whether the summary came from an extension; undefined when no summary was recorded. */
   fromExtension?: boolean;
+  /** Arbor: whether the workspace's files were restored to the new position's (file checkpoints). */
+  filesRestored?: boolean;
 }
 
 export interface BeforeCompactEvent {

@@ -28,6 +28,11 @@ export interface NavigateTreeOptions {
   label?: string;
   /** Cancels the summary (nothing is written then). */
   signal?: AbortSignal;
+  /**
+   * The workspace's files go back to the target's too (the user chose "Conversation and files"):
+   * `restore` runs once the leaf has moved, before session_tree, and says whether it restored them.
+   */
+  files?: { restore(): Promise<boolean> };
 }
 
 export interface NavigateTreeResult {
@@ -95,6 +100,7 @@ export async function navigateTree(input: NavigationInput, targetId: string, opt
       customInstructions,
       replaceInstructions,
       label,
+      restoreFiles: options.files !== undefined,
     };
     const answer = await input.hooks.beforeTree({ type: "session_before_tree", preparation, signal: input.signal });
     if (answer?.cancel) return { cancelled: true, leafId: oldLeafId };
@@ -133,12 +139,15 @@ export async function navigateTree(input: NavigationInput, targetId: string, opt
     sm.checkout(targetId);
   }
 
+  // The files follow the conversation before extensions hear of the move.
+  const filesRestored = options.files ? await options.files.restore().catch(() => false) : false;
   await input.hooks?.afterTree?.({
     type: "session_tree",
     newLeafId: sm.getLeafId(),
     oldLeafId,
     summaryEntry,
     fromExtension: summary ? summary.fromExtension : undefined,
+    filesRestored,
   });
   const result: NavigateTreeResult = { cancelled: false, leafId: sm.getLeafId() };
   if (landing.editText !== undefined) result.editText = landing.editText;

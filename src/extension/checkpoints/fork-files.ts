@@ -118,13 +118,7 @@ export async function forkIntoNewWorktree(deps: WorktreeForkDeps, offer: ForkFil
   if (!vscode.workspace.isTrusted) return;
   const point = forkPoint(sm, entryId, position);
   const suggested = await defaultBranchName(offer.git, repo, sm.getSessionName(), point.leafId ?? entryId);
-  const branch = await vscode.window.showInputBox({
-    title: vscode.l10n.t("Fork into a new git worktree"),
-    prompt: vscode.l10n.t("The new branch (from {0}, the repository's HEAD)", repo.head.slice(0, 8)),
-    value: suggested,
-    ignoreFocusOut: true,
-    validateInput: async (value) => (await branchNameProblem(offer.git, repo, value)) ?? null,
-  });
+  const branch = await askBranchName(offer.git, repo, suggested);
   if (branch === undefined) return;
   if (await forkCancelled(runtime, entryId, position)) return void vscode.window.showInformationMessage(vscode.l10n.t("An extension cancelled the fork."));
   const root = await worktreeFolderFor(repo, branch);
@@ -144,6 +138,46 @@ export async function forkIntoNewWorktree(deps: WorktreeForkDeps, offer: ForkFil
   log.info(`forked ${entryId} into the worktree ${made.root} on branch ${branch}${made.file ? `, session ${made.file}` : " (nothing to write yet: a new session starts there)"}`);
   await windowCommand.execute("vscode.openFolder", vscode.Uri.file(made.folder), { forceNewWindow: true });
   void vscode.window.showInformationMessage(vscode.l10n.t('Forked into the branch "{0}" in {1}, opened in a new window.', branch, made.root));
+}
+
+/**
+ * The new branch's name, checked as it is typed (a valid name that does not exist yet): Enter on a
+ * name with a problem keeps the box open with the problem shown.
+ */
+function askBranchName(git: UserRepoGit, repo: UserRepo, suggested: string): Promise<string | undefined> {
+  const box = vscode.window.createInputBox();
+  box.title = vscode.l10n.t("Fork into a new git worktree");
+  box.prompt = vscode.l10n.t("The new branch, from {0} (the repository's HEAD)", repo.head.slice(0, 8));
+  box.value = suggested;
+  box.ignoreFocusOut = true;
+  let asked = 0;
+  const check = async (value: string): Promise<string | undefined> => {
+    const n = ++asked;
+    const problem = await branchNameProblem(git, repo, value);
+    // Only the answer for the latest value is shown.
+    if (n === asked) box.validationMessage = problem;
+    return problem;
+  };
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (value: string | undefined): void => {
+      if (settled) return;
+      settled = true;
+      for (const d of subscriptions) d.dispose();
+      box.dispose();
+      resolve(value);
+    };
+    const subscriptions = [
+      box.onDidChangeValue((value) => void check(value)),
+      box.onDidAccept(async () => {
+        const value = box.value;
+        if ((await check(value)) === undefined) done(value);
+      }),
+      box.onDidHide(() => done(undefined)),
+    ];
+    box.show();
+    void check(box.value);
+  });
 }
 
 function sessionLocation(deps: WorktreeForkDeps): SessionLocationOptions {

@@ -137,7 +137,7 @@ export async function forkIntoNewWorktree(deps: WorktreeForkDeps, offer: ForkFil
   });
   log.info(`forked ${entryId} into the worktree ${made.root} on branch ${branch}${made.file ? `, session ${made.file}` : " (nothing to write yet: a new session starts there)"}`);
   await windowCommand.execute("vscode.openFolder", vscode.Uri.file(made.folder), { forceNewWindow: true });
-  void vscode.window.showInformationMessage(vscode.l10n.t('Forked into the branch "{0}" in {1}, opened in a new window.', branch, made.root));
+  void vscode.window.showInformationMessage(vscode.l10n.t('Forked into the branch "{0}" in {1}, opened in a new window: show the Arbor view there to continue the forked session.', branch, made.root));
 }
 
 /**

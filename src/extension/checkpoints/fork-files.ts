@@ -125,12 +125,15 @@ export async function forkIntoNewWorktree(deps: WorktreeForkDeps, offer: ForkFil
   const made = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t("Making the worktree {0}…", root) }, async () => {
     const snapshot = offer.snapshot ?? (await offer.store.snapshot()).id;
     const worktree = await forkIntoWorktree({ git: offer.git, repo, store: offer.store, snapshot, branch, root });
+    let written: string | undefined;
     try {
       const cwd = await cwdIn(worktree.folder, offer.store.workspace, sm.getCwd());
-      const fork = await writeFolderFork(sm, point.leafId, { cwd, sessionDir: sessionDirForCwd(cwd, sessionLocation(deps)) });
-      await rememberPendingOpen(service.storageDir, { folder: worktree.folder, cwd, ...(fork.file ? { file: fork.file } : {}), ...(point.selectedText !== undefined ? { editText: point.selectedText } : {}) });
-      return { ...worktree, file: fork.file };
+      written = (await writeFolderFork(sm, point.leafId, { cwd, sessionDir: sessionDirForCwd(cwd, sessionLocation(deps)) })).file;
+      await rememberPendingOpen(service.storageDir, { folder: worktree.folder, cwd, ...(written ? { file: written } : {}), ...(point.selectedText !== undefined ? { editText: point.selectedText } : {}) });
+      return { ...worktree, file: written };
     } catch (error) {
+      // Nothing half made is left: the session file, the worktree and its branch.
+      if (written) await fs.rm(written, { force: true });
       await removeWorktree(offer.git, repo, worktree.root, branch).catch(() => undefined);
       throw error;
     }

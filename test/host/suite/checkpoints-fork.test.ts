@@ -10,14 +10,14 @@
 import { strict as assert } from "node:assert";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import * as vscode from "vscode";
 import type { AgentSession } from "../../../src/core/agent/agent-session";
 import { rememberPendingOpen, takePendingOpen } from "../../../src/core/session/pending-open";
 import type { SessionManager } from "../../../src/core/session/session-manager";
 import { reply, startScriptedServer, type ScriptedServer } from "../../support/scripted-openai-server";
-import { acceptInQuickPick } from "./host-helpers";
+import { acceptInQuickPick, messagesShownBy } from "./host-helpers";
 import { setPiProvider, until, useScriptedModel } from "./model-helpers";
 import { InputBoxWatch } from "./ui-helpers";
 
@@ -169,6 +169,31 @@ describe("Fork from Here with the files", function () {
       boxes.dispose();
       intercept.dispose();
     }
+  });
+
+  it("into a new git worktree whose session cannot be written: the worktree and branch are removed again, no window is asked for", async () => {
+    const user2 = await twoTurns();
+    const before = { beside: readdirSync(dirname(workspace())).sort(), branches: git(workspace(), "branch", "--list"), worktrees: git(workspace(), "worktree", "list", "--porcelain") };
+    // The sessions folder under a file: the forked session cannot be written, after the worktree was made.
+    await config().update("sessionsDirectory", join(workspace(), "README.md", "sessions"), vscode.ConfigurationTarget.Global);
+    const opened: string[] = [];
+    const intercept = arbor.interceptOpenFolder((command) => void opened.push(command));
+    const boxes = new InputBoxWatch();
+    try {
+      const shown = await messagesShownBy(async () => {
+        const forking = vscode.commands.executeCommand("arbor.tree.fork", user2);
+        await acceptInQuickPick("Fork from Here", /^In a new git worktree/);
+        await boxes.answer("Fork into a new git worktree", "arbor/cannot-write");
+        await forking;
+      });
+      assert.match(shown.errors.join("\n"), /README\.md/, "the failure is shown");
+    } finally {
+      boxes.dispose();
+      intercept.dispose();
+      await config().update("sessionsDirectory", undefined, vscode.ConfigurationTarget.Global);
+    }
+    assert.deepEqual(opened, [], "no window asked for");
+    assert.deepEqual({ beside: readdirSync(dirname(workspace())).sort(), branches: git(workspace(), "branch", "--list"), worktrees: git(workspace(), "worktree", "list", "--porcelain") }, before);
   });
 
   it("with checkpoints off, forks the conversation only, without a question", async () => {

@@ -139,7 +139,7 @@ export async function forkIntoNewWorktree(deps: WorktreeForkDeps, offer: ForkFil
     }
   });
   log.info(`forked ${entryId} into the worktree ${made.root} on branch ${branch}${made.file ? `, session ${made.file}` : " (nothing to write yet: a new session starts there)"}`);
-  await windowCommand.execute("vscode.openFolder", vscode.Uri.file(made.folder), { forceNewWindow: true });
+  await windowCommand.execute("vscode.openFolder", folderUri(made.folder), { forceNewWindow: true });
   void vscode.window.showInformationMessage(vscode.l10n.t('Forked into the branch "{0}" in {1}, opened in a new window: show the Arbor view there to continue the forked session.', branch, made.root));
 }
 
@@ -181,6 +181,13 @@ function askBranchName(git: UserRepoGit, repo: UserRepo, suggested: string): Pro
     box.show();
     void check(box.value);
   });
+}
+
+/** The folder as this window names its folders (a remote window's folders are not `file:` URIs). */
+function folderUri(folder: string): vscode.Uri {
+  const local = vscode.Uri.file(folder);
+  const own = vscode.workspace.workspaceFolders?.[0]?.uri;
+  return own && own.scheme !== "file" ? own.with({ path: local.path }) : local;
 }
 
 function sessionLocation(deps: WorktreeForkDeps): SessionLocationOptions {

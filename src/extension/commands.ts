@@ -2,6 +2,7 @@ import * as vscode from "vscode";
 import type { NavigateTreeOptions } from "../core/agent/tree-navigation";
 import { askFilesChoice, checkoutFiles, restoreFiles } from "./checkpoints/checkout-files";
 import type { CheckpointService } from "./checkpoints/checkpoint-service";
+import { askForkFiles, forkIntoNewWorktree, restoreForkFiles } from "./checkpoints/fork-files";
 import { MissingSessionCwdError } from "../core/runtime/runtime-errors";
 import { SessionError } from "../core/session/errors";
 import { assertKnownSessionFile } from "../core/session/session-file-check";
@@ -168,8 +169,13 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     const sm = requireSession();
     const s = sm.getSummary(id);
     const position = s?.role === "user" ? "before" : "at";
+    // The files at the fork point, when there is something to choose: into the workspace or a new worktree.
+    const files = deps.checkpoints ? await askForkFiles(deps.checkpoints, sm, id, position) : { choice: "conversation" as const };
+    if (!files) return;
+    if (files.choice === "worktree") return forkIntoNewWorktree({ host, service: deps.checkpoints!, log, settings: deps.settings }, files.offer, id, position);
     const result = await host.fork(id, position);
     if (result.cancelled) return void vscode.window.showInformationMessage("An extension cancelled the fork.");
+    if (files.choice === "workspace") await restoreForkFiles(deps.checkpoints!, files.offer);
     const forked = host.current;
     markWalkthroughStep("forkedOrLabelled");
     void vscode.window.showInformationMessage(forkNotice(forked ? openSessionTitle(forked) : UNTITLED_SESSION));

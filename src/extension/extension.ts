@@ -38,6 +38,8 @@ import { TREE_VIEW_ID, TreeViewProvider } from "./tree-view-provider";
 import { SAVE_AS_NEW_COMMAND, WriteNotices } from "./write-notices";
 import { quickPickReports } from "./quick-pick-probe";
 import { restoreLastSession } from "./restore-session";
+import { openPendingFork } from "./pending-fork-open";
+import { windowCommand } from "./checkpoints/fork-files";
 import { activationLogLine, startActivationTiming, type ActivationTiming } from "./activation-timing";
 
 /**
@@ -75,6 +77,10 @@ export interface ArborApi extends CoreArborApi {
     readonly backgroundIndexing: BackgroundIndexing;
     /** What this activation took (module evaluation and `activate`). */
     readonly activation: ActivationTiming;
+    /** Receives the command a fork into a new worktree runs to open its window, in place of running it, until disposed. */
+    interceptOpenFolder(record: (command: string, args: unknown[]) => void): vscode.Disposable;
+    /** Runs again what activation does for a window opened for a fork (open the session recorded for this folder). */
+    openPendingFork(): Promise<boolean>;
   };
 }
 
@@ -215,6 +221,9 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   context.subscriptions.push(...registerBranchDiff(host, tree, log, checkpoints));
   const statusBar = new StatusBar(host);
   context.subscriptions.push(statusBar, new WriteNotices(host, log));
+  // A window opened for a fork into a new git worktree opens that fork first.
+  const pendingFork = (): Promise<boolean> => openPendingFork(host, context.globalStorageUri.fsPath, log, editText);
+  void pendingFork();
   context.subscriptions.push(restoreLastSession(host, context.storageUri, log));
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
@@ -252,7 +261,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     version: context.extension.packageJSON.version as string,
     onDidChangeSession: host.onDidChangeSession,
     ...(process.env.ARBOR_TEST_HOOKS === "1"
-      ? { testing: testHooks(host, tree, chat, approvals, piExtensions, models, context.logUri, { sessions, statusBar, secrets: context.secrets, globalStorage: context.globalStorageUri.fsPath, backgroundIndexing, activation: timing }) }
+      ? { testing: testHooks(host, tree, chat, approvals, piExtensions, models, context.logUri, { sessions, statusBar, secrets: context.secrets, globalStorage: context.globalStorageUri.fsPath, backgroundIndexing, activation: timing, interceptOpenFolder, openPendingFork: pendingFork }) }
       : {}),
   };
 }
@@ -266,7 +275,7 @@ function testHooks(
   piExtensions: PiExtensions,
   models: ModelService,
   logUri: vscode.Uri,
-  surfaces: Pick<NonNullable<ArborApi["testing"]>, "sessions" | "statusBar" | "secrets" | "globalStorage" | "backgroundIndexing" | "activation">,
+  surfaces: Pick<NonNullable<ArborApi["testing"]>, "sessions" | "statusBar" | "secrets" | "globalStorage" | "backgroundIndexing" | "activation" | "interceptOpenFolder" | "openPendingFork">,
 ): NonNullable<ArborApi["testing"]> {
   return {
     ...surfaces,
@@ -284,6 +293,15 @@ function testHooks(
     logUri,
     quickPicks: quickPickReports,
   };
+}
+
+/** The test seam of windowCommand: a test host cannot open a second window. */
+function interceptOpenFolder(record: (command: string, args: unknown[]) => void): vscode.Disposable {
+  const real = windowCommand.execute;
+  windowCommand.execute = (command, ...args) => Promise.resolve(record(command, args));
+  return new vscode.Disposable(() => {
+    windowCommand.execute = real;
+  });
 }
 
 /** A reload that failed ended the session: say so (the views already show no session). */

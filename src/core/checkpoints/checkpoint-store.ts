@@ -65,6 +65,11 @@ export class CheckpointStore {
     return store;
   }
 
+  /** The user's git this store runs. */
+  get gitPath(): string {
+    return this.options.gitPath;
+  }
+
   /** The last snapshot's id, if any. */
   get lastId(): string | undefined {
     return this.state.last;

@@ -1,7 +1,6 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { AgentSession, type AgentSessionConfig } from "../agent/agent-session";
-import { editableText } from "../session/entry-text";
 import { sessionDirForCwd, type SessionLocationOptions } from "../session/paths";
 import { SessionManager } from "../session/session-manager";
 import type { WriterLockOptions } from "../session/writer-lock";
@@ -10,6 +9,7 @@ import { createAgentHooks } from "./agent-hooks";
 import type { ExtensionContext, ExtensionEventMap, SessionShutdownReason, SessionStartReason } from "./extension-api";
 import { SessionBinding, type RuntimeControls } from "./extension-context";
 import { ExtensionHost } from "./extension-host";
+import { forkPoint } from "./fork-into-folder";
 import { awaitedHandler, NESTED_REPLACEMENT_MESSAGE } from "./handler-scope";
 import { chooseImportDestination, copyForImport } from "./import-destination";
 import { assertSessionCwdExists, RuntimeError } from "./runtime-errors";
@@ -190,17 +190,7 @@ export class AgentSessionRuntime {
     this.assertCanReplace();
     const position = options.position ?? "before";
     const source = this.session.sessionManager;
-    const entry = source.getEntry(entryId);
-    if (!entry) throw new RuntimeError("invalid-fork-target", `There is no entry ${entryId} in this session.`);
-    let leafId: string | null = entry.id;
-    let selectedText: string | undefined;
-    if (position === "before") {
-      if (entry.type !== "message" || entry.message.role !== "user") {
-        throw new RuntimeError("invalid-fork-target", "Forking before an entry needs a user message; fork at the entry instead.");
-      }
-      leafId = entry.parentId !== null && source.hasEntry(entry.parentId) ? entry.parentId : null;
-      selectedText = editableText(entry.message.content);
-    }
+    const { leafId, selectedText } = forkPoint(source, entryId, position);
     const result = await this.replace(options, () => ({
       before: () => this.cancelledBy("session_before_fork", { type: "session_before_fork", entryId, position }),
       target: async () => ({ kind: "ready", sm: await SessionManager.branchFrom(source, leafId, { sessionDir: source.getSessionDir(), lock: this.options.lock }) }),

@@ -208,13 +208,15 @@ export class SessionManager extends SessionReader implements Disposable {
    * session. The source is only read, so a read-only view can be forked. Like Pi, the new file is
    * written once it holds an assistant message.
    */
-  static async branchFrom(source: SessionManager, leafId: string | null, opts: { sessionDir?: string; lock?: WriterLockOptions; whole?: boolean } = {}): Promise<SessionManager> {
+  static async branchFrom(source: SessionManager, leafId: string | null, opts: { sessionDir?: string; lock?: WriterLockOptions; whole?: boolean; cwd?: string } = {}): Promise<SessionManager> {
     if (leafId !== null && !source.store.has(leafId)) throw new SessionError("unknown-entry", `No entry with id ${leafId} in this session`, source.sessionFile);
-    const header = SessionManager.newHeader(source.cwd, source.persist ? source.sessionFile : undefined);
+    // `cwd`: the new session works in another folder (a fork into a new git worktree).
+    const cwd = opts.cwd ?? source.cwd;
+    const header = SessionManager.newHeader(cwd, source.persist ? source.sessionFile : undefined);
     // `whole`: every entry in memory, written or not, every branch (Save as New Session).
     const entries = opts.whole ? source.getEntries() : leafId === null ? [] : branchedLines(source.store, source.getPathIds(leafId));
     if (!source.persist) {
-      const sm = SessionManager.inMemory(source.cwd);
+      const sm = SessionManager.inMemory(cwd);
       for (const e of entries) sm.store.add(e as unknown as Record<string, unknown>, 0);
       sm.leafId = SessionManager.resumeLeaf(sm.store);
       return sm;
@@ -224,7 +226,7 @@ export class SessionManager extends SessionReader implements Disposable {
     const file = join(dir, sessionFileName(header.timestamp, header.id));
     const store = new EntryStore();
     for (const e of entries) store.add(e as unknown as Record<string, unknown>, 0);
-    const sm = new SessionManager(header, source.cwd, dir, file, true);
+    const sm = new SessionManager(header, cwd, dir, file, true);
     const lock = await WriterLock.acquire(file, opts.lock);
     const onDisk = store.hasAssistant();
     if (onDisk) {

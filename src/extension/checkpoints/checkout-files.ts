@@ -16,7 +16,7 @@ export interface CheckoutFiles {
 export const UNDO_FILE_RESTORE_COMMAND = "arbor.undoFileRestore";
 
 /** Files open with unsaved changes. */
-function dirtyFiles(): string[] {
+export function dirtyFiles(): string[] {
   return vscode.workspace.textDocuments.filter((d) => d.isDirty && d.uri.scheme === "file").map((d) => d.uri.fsPath);
 }
 

@@ -34,7 +34,8 @@ export class CheckpointService implements vscode.Disposable {
    * (the sessions folders and the agent folder: a restore must not rewrite the session it runs in).
    */
   constructor(
-    private readonly storageDir: string,
+    /** The extension's global storage (the stores, and records for other windows). */
+    readonly storageDir: string,
     private readonly log: vscode.LogOutputChannel,
     private readonly protectedFolders: () => string[] = () => [],
   ) {}

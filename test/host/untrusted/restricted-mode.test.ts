@@ -6,8 +6,9 @@
  * one (the tree filter) still applies, which proves the file was read.
  */
 import { strict as assert } from "node:assert";
-import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
-import { join, relative, isAbsolute } from "node:path";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, isAbsolute } from "node:path";
 import * as vscode from "vscode";
 import { defaultCacheDir } from "../../../src/core/session/cache-dir";
 import { sessionDirForCwd } from "../../../src/core/session/paths";
@@ -138,6 +139,40 @@ describe("Restricted Mode: an untrusted workspace's settings", function () {
     const shown = await messagesShownBy(() => vscode.commands.executeCommand("arbor.exportSession", { format: "md", path: target }));
     assert.equal(existsSync(target), false, "the export was written");
     assert.match(shown.errors.join("\n"), /in Restricted Mode an export is written only where you choose in the save dialog/);
+  });
+
+  it("forks the conversation only, without the files question, and makes no git worktree", async () => {
+    // The workspace as a git repository, and a session of it whose fork point is its leaf: trusted,
+    // the fork would offer "In a new git worktree…" (the files are the workspace's own).
+    const git = (...args: string[]): string =>
+      execFileSync("git", args, { cwd: workspace, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
+    git("init", "-q");
+    git("add", "README.md");
+    git("commit", "-q", "-m", "start");
+    const beside = () => readdirSync(dirname(workspace)).sort();
+    const before = { worktrees: git("worktree", "list", "--porcelain"), branches: git("branch", "--list"), beside: beside() };
+    const dir = sessionDirForCwd(workspace, { agentDir: process.env.PI_CODING_AGENT_DIR });
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, "2026-01-02T00-00-00-000Z_fork-untrusted.jsonl");
+    const at = "2026-01-02T00:00:00.000Z";
+    const usage = { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+    const lines = [
+      { type: "session", version: 3, id: "fork-untrusted", timestamp: at, cwd: workspace },
+      { type: "message", id: "f0000001", parentId: null, timestamp: at, message: { role: "user", content: "a question", timestamp: 1 } },
+      { type: "message", id: "f0000002", parentId: "f0000001", timestamp: at, message: { role: "assistant", content: [{ type: "text", text: "an answer" }], api: "openai-completions", provider: "p", model: "m", usage, stopReason: "stop", timestamp: 2 } },
+    ];
+    writeFileSync(file, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+    try {
+      await vscode.commands.executeCommand("arbor.resumeSession", file);
+      await until(() => arbor.testing!.currentSession?.getSessionFile() === file, "the session open");
+      await vscode.commands.executeCommand("arbor.tree.fork", "f0000002");
+      const forked = arbor.testing!.currentSession!;
+      assert.notEqual(forked.getSessionFile(), file, "forked in this window, no question asked");
+      assert.equal(forked.getCwd(), workspace);
+      assert.deepEqual({ worktrees: git("worktree", "list", "--porcelain"), branches: git("branch", "--list"), beside: beside() }, before, "no worktree, branch or folder");
+    } finally {
+      rmSync(join(workspace, ".git"), { recursive: true, force: true });
+    }
   });
 
   it("sends no prompt to a model the workspace names, also when it names it while open", async () => {

@@ -3,6 +3,7 @@ import { CheckpointService, registerSnapshotContent, withCheckpoints } from "./c
 import { registerUndoFileRestore } from "./checkpoints/checkout-files";
 import { registerPruneCheckpoints } from "./checkpoints/prune-command";
 import { openTurnChange, turnFilesAt } from "./checkpoints/turn-files";
+import { CheckpointAutoPrune } from "./checkpoints/auto-prune-schedule";
 import { knownSessionFolders } from "../core/session/session-file-check";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -117,6 +118,18 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
     return [folders.sessionsRoot, ...(folders.explicitDir ? [folders.explicitDir] : []), agentDir()];
   });
   context.subscriptions.push(checkpoints, registerSnapshotContent(checkpoints), registerUndoFileRestore(checkpoints));
+  const autoPrune = new CheckpointAutoPrune(
+    checkpoints,
+    context.globalState,
+    () => {
+      const folders = knownSessionFolders(location());
+      return [folders.sessionsRoot, ...(folders.explicitDir ? [folders.explicitDir] : [])];
+    },
+    async () => host.current?.flush(),
+    log,
+  );
+  checkpoints.onSnapshot = (store) => autoPrune.afterSnapshot(store);
+  context.subscriptions.push(autoPrune);
   const host = new SessionHost(
     location,
     withCheckpoints(withToolSafety(sessionConfig(models, join(context.globalStorageUri.fsPath, "output"), (cwd) => piResources.load(cwd)), approvals), checkpoints),

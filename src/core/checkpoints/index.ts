@@ -7,3 +7,4 @@ export { CHECKPOINT_CUSTOM_TYPE, SessionCheckpoints, checkpointOf, filesAt, snap
 export { referencedSnapshots } from "./referenced";
 export { branchNameProblem, defaultBranchName, findUserRepo, slug, UserRepoGit, worktreeFolderFor, type UserRepo } from "./user-repo";
 export { forkIntoWorktree, removeWorktree, type ForkWorktree } from "./worktree-fork";
+export { autoPrune, PRUNE_INTERVAL_MS, type AutoPruneInput, type AutoPruneResult } from "./auto-prune";

@@ -28,6 +28,8 @@ export class CheckpointService implements vscode.Disposable {
   private toldOff = false;
   /** The last restore of this window, for "Undo File Restore". */
   lastRestore: { store: CheckpointStore; report: RestoreReport } | undefined;
+  /** A session recorded a snapshot in this store (automatic pruning listens). */
+  onSnapshot: ((store: CheckpointStore) => void) | undefined;
 
   /**
    * `protectedFolders`: folders a restore must never touch even when they sit inside the workspace
@@ -101,14 +103,18 @@ export class CheckpointService implements vscode.Disposable {
 
   /** The recorder an agent session uses (snapshots are taken in Restricted Mode too: they only read). */
   recorder(sm: SessionManager): CheckpointRecorder {
-    let recorder: Promise<SessionCheckpoints | undefined> | undefined;
+    let recorder: Promise<{ store: CheckpointStore; checkpoints: SessionCheckpoints } | undefined> | undefined;
     return {
       record: async (moment) => {
-        recorder ??= this.storeFor(sm.getCwd()).then((store) => (store ? new SessionCheckpoints(store, sm, (s) => s.skipped.length > 0 && this.log.info(`Checkpoint ${s.id.slice(0, 8)} left out large files: ${s.skipped.map((f) => f.path).join(", ")}`)) : undefined));
+        recorder ??= this.storeFor(sm.getCwd()).then((store) =>
+          store ? { store, checkpoints: new SessionCheckpoints(store, sm, (s) => s.skipped.length > 0 && this.log.info(`Checkpoint ${s.id.slice(0, 8)} left out large files: ${s.skipped.map((f) => f.path).join(", ")}`)) } : undefined,
+        );
         const r = await recorder;
         if (!r) return undefined;
         try {
-          return await r.record(moment);
+          const recorded = await r.checkpoints.record(moment);
+          this.onSnapshot?.(r.store);
+          return recorded;
         } catch (error) {
           this.log.warn(`A checkpoint failed: ${(error as Error).message}`);
           return undefined;

@@ -104,6 +104,40 @@ describe("read tool: images", function () {
     }
   });
 
+  it("turns photos upright by their EXIF orientation before measuring and scaling, as the reference does (JPEG, all eight)", async () => {
+    /** A JPEG with an APP1 EXIF segment whose IFD0 holds only the orientation tag (big- or little-endian). */
+    const withOrientation = (jpeg: Buffer, orientation: number, little: boolean): Buffer => {
+      const u16 = (v: number) => (little ? [v & 0xff, v >> 8] : [v >> 8, v & 0xff]);
+      const u32 = (v: number) => (little ? [v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff, v >>> 24] : [v >>> 24, (v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff]);
+      const tiff = [...(little ? [0x49, 0x49] : [0x4d, 0x4d]), ...u16(42), ...u32(8), ...u16(1), ...u16(0x0112), ...u16(3), ...u32(1), ...u16(orientation), 0, 0, ...u32(0)];
+      const payload = [0x45, 0x78, 0x69, 0x66, 0, 0, ...tiff];
+      const segment = Buffer.from([0xff, 0xe1, (payload.length + 2) >> 8, (payload.length + 2) & 0xff, ...payload]);
+      return Buffer.concat([jpeg.subarray(0, 2), segment, jpeg.subarray(2)]);
+    };
+    const jpegOf = (width: number, height: number): Buffer => {
+      const image = PhotonImage.new_from_byteslice(new Uint8Array(png(width, height, false, 3)));
+      try {
+        return Buffer.from(image.get_bytes_jpeg(90));
+      } finally {
+        image.free();
+      }
+    };
+    for (const [width, height, limits] of [[60, 30, {}], [2100, 300, {}]] as const) {
+      const base = jpegOf(width, height);
+      for (let orientation = 1; orientation <= 8; orientation++) {
+        const bytes = withOrientation(base, orientation, orientation % 2 === 0);
+        const expected = await reference({ type: "image", data: bytes.toString("base64"), mimeType: "image/jpeg" }, limits);
+        const actual = await fitImage(bytes, "image/jpeg", { ...DEFAULT_IMAGE_LIMITS, ...limits });
+        const where = `${width}x${height} orientation ${orientation}`;
+        assert.ok(expected && actual, where);
+        const swapped = orientation >= 5;
+        assert.deepEqual([actual.originalWidth, actual.originalHeight], swapped ? [height, width] : [width, height], where);
+        assert.deepEqual([actual.width, actual.height, actual.resized, actual.mimeType], [expected.width, expected.height, expected.wasResized, expected.mimeType], where);
+        assert.equal(actual.data, expected.data, `${where}: the same bytes as the reference`);
+      }
+    }
+  });
+
   it("without the codec, sends an image that fits as it is and describes one that does not", async () => {
     const noCodec = async () => undefined;
     writeFileSync(join(cwd, "ok.png"), png(50, 50, false));

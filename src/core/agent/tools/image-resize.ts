@@ -6,10 +6,13 @@
  * (Rust compiled to WebAssembly, the library Pi uses), loaded on the first image.
  */
 import type { PhotonImage } from "@silvia-odwyer/photon-node";
+import { exifOrientation, uprightImage } from "./exif-orientation";
 
 /** The part of Photon the resizing uses (a seam: tests may pass their own loader). */
 export interface ImageCodec {
-  PhotonImage: { new_from_byteslice(bytes: Uint8Array): PhotonImage };
+  PhotonImage: { new_from_byteslice(bytes: Uint8Array): PhotonImage; new (pixels: Uint8Array, width: number, height: number): PhotonImage };
+  fliph(image: PhotonImage): void;
+  flipv(image: PhotonImage): void;
   resize(image: PhotonImage, width: number, height: number, filter: number): PhotonImage;
   SamplingFilter: { Lanczos3: number };
 }
@@ -59,7 +62,15 @@ export async function fitImage(bytes: Buffer, mimeType: string, limits: ImageLim
   if (!photon) return undefined;
   let image: PhotonImage;
   try {
-    image = photon.PhotonImage.new_from_byteslice(new Uint8Array(bytes));
+    const raw = photon.PhotonImage.new_from_byteslice(new Uint8Array(bytes));
+    // Upright first, as Pi: a photo taken sideways is measured and scaled as it is meant to be seen.
+    try {
+      image = uprightImage(photon, raw, exifOrientation(bytes));
+    } catch {
+      raw.free();
+      return undefined;
+    }
+    if (image !== raw) raw.free();
   } catch {
     return undefined;
   }

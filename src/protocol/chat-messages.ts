@@ -225,6 +225,23 @@ export interface SetInputMessage {
   text: string;
 }
 
+/** A prompt typed while the agent worked, waiting to be delivered (shown above the input). */
+export interface QueuedPrompt {
+  /** The queue's id for it (sent back to take it back). */
+  id: string;
+  /** Steering (delivered after the current tool calls) or a follow-up (when the agent would stop). */
+  kind: "steer" | "followUp";
+  text: string;
+  /** Images sent with it. */
+  imageCount: number;
+}
+
+/** Every prompt waiting now, steering first (sent after the state, and on each change). */
+export interface QueueMessage {
+  type: "queue";
+  queued: QueuedPrompt[];
+}
+
 /** A line shown above the input until the next send (an error the user should read). */
 export interface NoticeMessage {
   type: "notice";
@@ -250,7 +267,8 @@ export type HostToChatMessage =
   | SetInputMessage
   | NoticeMessage
   | ExtensionUiMessage
-  | FocusInputMessage;
+  | FocusInputMessage
+  | QueueMessage;
 
 // ---------------------------------------------------------------------------
 // Webview → host
@@ -260,10 +278,20 @@ export interface ChatReadyMessage {
   type: "ready";
 }
 
-/** What the user typed: a prompt, `!cmd`, `!!cmd` or `/command args`; the host tells them apart. */
+/**
+ * What the user typed: a prompt, `!cmd`, `!!cmd` or `/command args`; the host tells them apart.
+ * A prompt sent while the agent works steers it (Enter), or waits as a follow-up (`followUp`: Alt+Enter).
+ */
 export interface SendMessage {
   type: "send";
   text: string;
+  followUp?: boolean;
+}
+
+/** Takes a queued prompt (by id), or all of them (no id: Alt+Up), back into the input. */
+export interface TakeBackQueuedMessage {
+  type: "takeBackQueued";
+  id?: string;
 }
 
 /** The input's text changed (typed, recalled, set by the host): the host mirrors it for extensions' `getEditorText`. */
@@ -272,7 +300,7 @@ export interface InputChangedMessage {
   text: string;
 }
 
-/** Stop (the button, or Escape): aborts the running reply, command or compaction. */
+/** Stop (the button, or Escape): aborts the running reply, command or compaction, and takes back what was queued. */
 export interface StopMessage {
   type: "stop";
 }
@@ -340,6 +368,7 @@ export interface ChatLogMessage {
 export type ChatToHostMessage =
   | ChatReadyMessage
   | SendMessage
+  | TakeBackQueuedMessage
   | InputChangedMessage
   | StopMessage
   | RequestItemsMessage
@@ -367,4 +396,6 @@ export const CHAT_LIMITS = {
   /** Items a webview may ask for at once. */
   requestSpan: 2_000,
   messageLength: 100_000,
+  /** Prompts queued at once. */
+  queuedPrompts: 1_000,
 } as const;

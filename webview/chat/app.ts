@@ -14,6 +14,7 @@ import { Composer } from "./composer";
 import { ExtensionChromeView } from "./extension-chrome";
 import type { FoldState, LiveTools } from "./item-view";
 import { LiveArea } from "./live-reply";
+import { QueuedPromptsView } from "./queued-prompts";
 import { TranscriptList } from "./transcript-list";
 
 interface SavedState {
@@ -43,6 +44,7 @@ export class ChatApp {
   private readonly list: TranscriptList;
   private readonly live: LiveArea;
   private readonly composer: Composer;
+  private readonly queued = new QueuedPromptsView((id) => this.post({ type: "takeBackQueued", id }));
   private readonly folds: FoldState;
   private readonly tools: LiveTools = { running: new Set(), output: new Map() };
   private generation = -1;
@@ -62,12 +64,14 @@ export class ChatApp {
     });
     this.live = new LiveArea(this.list.tail, () => this.list.tailChanged());
     this.composer = new Composer({
-      send: (text) => {
+      send: (text, followUp) => {
         this.showMessage(null);
-        this.post({ type: "send", text });
+        this.post(followUp ? { type: "send", text, followUp } : { type: "send", text });
         this.list.scrollToBottom();
       },
       stop: () => this.post({ type: "stop" }),
+      takeBackQueued: () => this.post({ type: "takeBackQueued" }),
+      hasQueued: () => this.queued.size > 0,
       pickModel: () => this.post({ type: "pickModel" }),
       setThinkingLevel: (level) => this.post({ type: "setThinkingLevel", level }),
       changed: (input, history) => {
@@ -91,7 +95,7 @@ export class ChatApp {
     this.indicator.setAttribute("role", "status");
     this.indicator.setAttribute("aria-live", "polite");
     this.contextLine.hidden = true;
-    root.append(this.header, this.contextLine, this.list.element, this.indicator, this.notices, this.chrome.above, this.composer.element, this.chrome.below);
+    root.append(this.header, this.contextLine, this.list.element, this.indicator, this.notices, this.chrome.above, this.queued.element, this.composer.element, this.chrome.below);
 
     // Links in messages open through the host (VS Code asks before opening an untrusted domain);
     // the folds the reader opens are remembered across reloads of the view.
@@ -186,6 +190,8 @@ export class ChatApp {
         return this.setExtensionUi(m.ui);
       case "focusInput":
         return this.focusInput();
+      case "queue":
+        return this.queued.set(m.queued);
     }
   }
 

@@ -32,6 +32,8 @@ const LAZY_MODULES = {
   "@mariozechner/pi-ai/google": "google",
   "@mariozechner/pi-ai/google-vertex": "google-vertex",
   "@mariozechner/pi-ai/mistral": "mistral",
+  // Subscription logins (src/core/models/oauth-logins.ts): pi-ai's OAuth helpers, loaded when a login is used.
+  "@mariozechner/pi-ai/oauth": "oauth",
   openai: "openai-sdk",
   "@anthropic-ai/sdk": "anthropic-sdk",
   // What Pi extension files import (src/core/pi-extensions/shared-modules.ts): typebox shares its chunk

@@ -10,6 +10,8 @@ import type { SessionManager } from "../core/session/session-manager";
 import { pickEntry } from "./pickers";
 import { registerCommandSet } from "./register-commands";
 import type { SessionHost } from "./session-host";
+import { filesAt } from "../core/checkpoints";
+import { fileUri, snapshotUri, type CheckpointService } from "./checkpoints/checkpoint-service";
 
 /** The branch diff's commands; package.json contributes exactly these. */
 export const BRANCH_DIFF_COMMAND_IDS = ["arbor.compareBranches", "arbor.tree.compareWithLeaf"] as const;
@@ -50,19 +52,41 @@ function rowEntryId(arg: unknown): string | undefined {
   return typeof id === "string" ? id : undefined;
 }
 
+/**
+ * Beside the conversation: when the workspace's files were recorded at both entries and differ,
+ * says how many files differ, with a button for VS Code's multi-file diff of the two states.
+ */
+async function offerFileDiff(service: CheckpointService, sm: SessionManager, leftId: string, rightId: string, title: string): Promise<void> {
+  const left = filesAt(sm, leftId);
+  const right = filesAt(sm, rightId);
+  if (!left || !right || left.snapshot === right.snapshot) return;
+  const store = await service.storeFor(sm.getCwd());
+  if (!store || !(await store.has(left.snapshot)) || !(await store.has(right.snapshot))) return;
+  const changes = await store.diff(left.snapshot, right.snapshot);
+  if (changes.length === 0) return;
+  const show = vscode.l10n.t("Show File Changes");
+  const n = changes.length;
+  const answer = await vscode.window.showInformationMessage(n === 1 ? vscode.l10n.t("The workspace's files at the two entries differ in 1 file.") : vscode.l10n.t("The workspace's files at the two entries differ in {0} files.", n), show);
+  if (answer !== show) return;
+  const resources = changes.map((c) => [fileUri(store.workspace, c.path), snapshotUri(store.workspace, left.snapshot, c.path), snapshotUri(store.workspace, right.snapshot, c.path)]);
+  await vscode.commands.executeCommand("vscode.changes", vscode.l10n.t("Files: {0}", title), resources);
+}
+
 /** Opens the diff of two entries' branches; returns the two documents' URIs (tests read them). */
-export async function openBranchDiff(sm: SessionManager, docs: BranchDocuments, leftId: string, rightId: string): Promise<[vscode.Uri, vscode.Uri]> {
+export async function openBranchDiff(sm: SessionManager, docs: BranchDocuments, leftId: string, rightId: string, checkpoints?: CheckpointService): Promise<[vscode.Uri, vscode.Uri]> {
   const comparison = compareBranches(sm, leftId, rightId);
   if (comparison.left.entryId === comparison.right.entryId) throw new Error("Pick two different entries to compare.");
   const leftName = entryCaption(sm, comparison.left.entryId);
   const rightName = entryCaption(sm, comparison.right.entryId);
   const left = docs.add(leftName, branchMarkdown(sm, comparison, "left"));
   const right = docs.add(rightName, branchMarkdown(sm, comparison, "right"));
-  await vscode.commands.executeCommand("vscode.diff", left, right, `${leftName} ↔ ${rightName}`, { preview: false });
+  const title = `${leftName} ↔ ${rightName}`;
+  await vscode.commands.executeCommand("vscode.diff", left, right, title, { preview: false });
+  if (checkpoints) void offerFileDiff(checkpoints, sm, comparison.left.entryId, comparison.right.entryId, title).catch(() => undefined);
   return [left, right];
 }
 
-export function registerBranchDiff(host: SessionHost, tree: TreeSelection, log: vscode.LogOutputChannel): vscode.Disposable[] {
+export function registerBranchDiff(host: SessionHost, tree: TreeSelection, log: vscode.LogOutputChannel, checkpoints?: CheckpointService): vscode.Disposable[] {
   const docs = new BranchDocuments();
   const requireSession = (): SessionManager => {
     const sm = host.current;
@@ -78,13 +102,13 @@ export function registerBranchDiff(host: SessionHost, tree: TreeSelection, log: 
       const sm = requireSession();
       const row = rowEntryId(first);
       const other = rowEntryId(second);
-      if (row && other) return openBranchDiff(sm, docs, row, other);
+      if (row && other) return openBranchDiff(sm, docs, row, other, checkpoints);
       const selected = tree.selection;
-      if (selected.length === 2 && (row === undefined || selected.includes(row))) return openBranchDiff(sm, docs, selected[0], selected[1]);
+      if (selected.length === 2 && (row === undefined || selected.includes(row))) return openBranchDiff(sm, docs, selected[0], selected[1], checkpoints);
       const a = row ?? (await pickEntry(sm, "Compare Branches: the first entry"));
       if (!a) return undefined;
       const b = await pickEntry(sm, `Compare Branches: compare ${entryCaption(sm, a)} with`, (s) => s.id !== a);
-      return b ? openBranchDiff(sm, docs, a, b) : undefined;
+      return b ? openBranchDiff(sm, docs, a, b, checkpoints) : undefined;
     },
     "arbor.tree.compareWithLeaf": async (arg?: unknown) => {
       const sm = requireSession();
@@ -92,7 +116,7 @@ export function registerBranchDiff(host: SessionHost, tree: TreeSelection, log: 
       const leaf = sm.getLeafId();
       if (!id) return undefined;
       if (leaf === null) throw new Error("This session has no leaf yet.");
-      return openBranchDiff(sm, docs, id, leaf);
+      return openBranchDiff(sm, docs, id, leaf, checkpoints);
     },
   };
   return [vscode.workspace.registerTextDocumentContentProvider(BRANCH_SCHEME, docs), ...registerCommandSet(BRANCH_DIFF_COMMAND_IDS, handlers, log)];

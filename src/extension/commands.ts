@@ -133,7 +133,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     if (files && filesChoice === "files") return void (await restoreFiles(deps.checkpoints!, files));
     const summarizer = deps.summarizer();
     // Counted only when the question may be asked: on a long session it is a walk of both paths.
-    const left = deps.settings().askToSummarizeBranch && summarizer?.available() ? abandonedCount(sm, target) : 0;
+    // Arbor's setting where the user set it, else Pi's branchSummary.skipPrompt, else ask (as Pi).
+    const ask = deps.settings().askToSummarizeBranch ?? !(host.session?.getResources().settings.view.branchSummary.skipPrompt ?? false);
+    const left = ask && summarizer?.available() ? abandonedCount(sm, target) : 0;
     let choice: LeaveChoice = { summarize: false };
     if (left > 0) {
       const asked = await askLeaveBranch(left);

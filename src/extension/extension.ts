@@ -2,6 +2,7 @@ import * as vscode from "vscode";
 import { CheckpointService, registerSnapshotContent, withCheckpoints } from "./checkpoints/checkpoint-service";
 import { registerUndoFileRestore } from "./checkpoints/checkout-files";
 import { registerPruneCheckpoints } from "./checkpoints/prune-command";
+import { openTurnChange, turnFilesAt } from "./checkpoints/turn-files";
 import { knownSessionFolders } from "../core/session/session-file-check";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +19,7 @@ import { registerCommands, type BranchSummarizer } from "./commands";
 import { registerExportCommand } from "./export-command";
 import { registerBranchDiff } from "./branch-diff-command";
 import { registerModelCommands } from "./models/model-commands";
+import { registerLoginCommands } from "./models/login-commands";
 import { ModelService } from "./models/model-service";
 import { resolveAgentDir } from "../core/session/paths";
 import { sessionConfig } from "./session-config";
@@ -174,6 +176,8 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
       copyText: (id) => Promise.resolve(vscode.commands.executeCommand("arbor.tree.copyText", id)).then(() => undefined),
       // A file replaced under the session is saved whole as a new one; a view of another window's session forks.
       forkReadOnly: () => Promise.resolve(vscode.commands.executeCommand(host.current?.isDetached() ? SAVE_AS_NEW_COMMAND : "arbor.cloneSession")).then(() => undefined),
+      files: (sm, id) => turnFilesAt(checkpoints, sm, id),
+      openFileChange: (sm, id, path) => openTurnChange(checkpoints, sm, id, path),
     },
     () => settings.defaultFilter,
     log,
@@ -193,6 +197,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
   context.subscriptions.push(chat, chatViews, vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chatViews));
   context.subscriptions.push(...registerChatCommands(host, chatViews, log));
   context.subscriptions.push(...registerModelCommands({ host, models, agentDir, log }));
+  context.subscriptions.push(...registerLoginCommands(models, log));
   // A model added, a key set or models.json edited: the chat shows the session's model anew.
   context.subscriptions.push(models.onDidChangeModels(() => chat.postModelState()));
   const editText = (text: string): void => {
@@ -207,7 +212,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
         chat.focusInput();
       } }));
   context.subscriptions.push(registerExportCommand(host, context.extensionUri, context.extension.packageJSON.version as string, log));
-  context.subscriptions.push(...registerBranchDiff(host, tree, log));
+  context.subscriptions.push(...registerBranchDiff(host, tree, log, checkpoints));
   const statusBar = new StatusBar(host);
   context.subscriptions.push(statusBar, new WriteNotices(host, log));
   context.subscriptions.push(restoreLastSession(host, context.storageUri, log));

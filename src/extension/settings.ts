@@ -10,7 +10,8 @@ export interface ArborSettings {
   /** Pi's agent folder override (else PI_CODING_AGENT_DIR or ~/.pi/agent). */
   agentDirectory: string | undefined;
   defaultFilter: FilterMode;
-  askToSummarizeBranch: boolean;
+  /** Set by the user (undefined: not set, so Pi's branchSummary.skipPrompt decides, else ask). */
+  askToSummarizeBranch: boolean | undefined;
 }
 
 function expand(path: string | undefined): string | undefined {
@@ -20,6 +21,13 @@ function expand(path: string | undefined): string | undefined {
   return folder ? trimmed.replace(/\$\{workspaceFolder\}/g, folder) : trimmed;
 }
 
+/** A setting's value where the user or the workspace set it; undefined where only the default says. */
+function explicitBoolean(c: vscode.WorkspaceConfiguration, key: string): boolean | undefined {
+  const i = c.inspect<boolean>(key);
+  const value = i?.workspaceFolderValue ?? i?.workspaceValue ?? i?.globalValue;
+  return typeof value === "boolean" ? value : undefined;
+}
+
 export function readSettings(): ArborSettings {
   const c = vscode.workspace.getConfiguration(SECTION);
   const filter = c.get<string>("tree.defaultFilter", "default");
@@ -27,7 +35,7 @@ export function readSettings(): ArborSettings {
     sessionsDirectory: expand(c.get<string>("sessionsDirectory")),
     agentDirectory: expand(c.get<string>("agentDirectory")),
     defaultFilter: (FILTER_MODES as readonly string[]).includes(filter) ? (filter as FilterMode) : "default",
-    askToSummarizeBranch: c.get<boolean>("tree.askToSummarizeBranch", true),
+    askToSummarizeBranch: explicitBoolean(c, "tree.askToSummarizeBranch"),
   };
 }
 

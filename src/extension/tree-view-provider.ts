@@ -3,7 +3,7 @@ import type { SessionChange, SessionManager } from "../core/session/session-mana
 import type { FilterMode } from "../core/tree/filters";
 import { DisposableStore } from "../core/util/disposable";
 import { clampText } from "../protocol/clamp";
-import { LIMITS, type HostToWebviewMessage, type ReadOnlyNotice, type WebviewToHostMessage } from "../protocol/messages";
+import { LIMITS, type HostToWebviewMessage, type ReadOnlyNotice, type TurnFiles, type WebviewToHostMessage } from "../protocol/messages";
 import { entryDetailsOf, sessionDataOf } from "./tree-session-data";
 import { TreeHub } from "../protocol/tree-host";
 import { openSessionTitle } from "../core/session/title";
@@ -22,6 +22,9 @@ export interface TreeActions {
   label(id: string): Promise<void>;
   copyText(id: string): Promise<void>;
   forkReadOnly(): Promise<void>;
+  /** The files the turn at an entry changed (file checkpoints). */
+  files?(sm: SessionManager, id: string): Promise<TurnFiles | undefined>;
+  openFileChange?(sm: SessionManager, id: string, path: string | null): Promise<void>;
 }
 
 /** The notice a read-only view shows. */
@@ -78,6 +81,8 @@ export class TreeViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         copyText: (id) => actions.copyText(id),
         forkReadOnly: () => actions.forkReadOnly(),
         details: (id, ids) => (host.current ? entryDetailsOf(host.current, id, ids) : undefined),
+        files: async (id) => (host.current && actions.files ? actions.files(host.current, id) : undefined),
+        openFileChange: async (id, path) => (host.current && actions.openFileChange ? actions.openFileChange(host.current, id, path) : undefined),
         log: (level, message) => (level === "error" ? log.error(message) : level === "warn" ? log.warn(message) : log.info(message)),
         fail: (message) => void vscode.window.showErrorMessage(message),
       },

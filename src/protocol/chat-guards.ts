@@ -20,6 +20,7 @@ import {
   type SlashCommand,
   type TranscriptWindow,
 } from "./chat-messages";
+import { isAttachmentToChatMessage, isAttachmentToHostMessage, isPromptImages } from "./chat-attachments";
 import { isArrayOf, isBool, isCount, isIndex, isNonEmpty, isOneOf, isOptional, isRecord, isText, isToken, type Fields } from "./validate";
 
 const isId = (x: unknown): x is string => isToken(x, CHAT_LIMITS.idLength);
@@ -219,7 +220,7 @@ export function isHostToChatMessage(x: unknown): x is HostToChatMessage {
     case "queue":
       return isArrayOf(x.queued, CHAT_LIMITS.queuedPrompts, isQueuedPrompt);
     default:
-      return false;
+      return isAttachmentToChatMessage(x);
   }
 }
 
@@ -233,7 +234,7 @@ export function isChatToHostMessage(x: unknown): x is ChatToHostMessage {
     case "addModel":
       return true;
     case "send":
-      return isText(x.text, CHAT_LIMITS.inputLength) && isOptional(x.followUp, isBool);
+      return isText(x.text, CHAT_LIMITS.inputLength) && isPromptImages(x.images) && isOptional(x.followUp, isBool);
     case "inputChanged":
       return isText(x.text, CHAT_LIMITS.inputLength);
     case "takeBackQueued":
@@ -254,6 +255,6 @@ export function isChatToHostMessage(x: unknown): x is ChatToHostMessage {
     case "log":
       return isOneOf(["info", "warn", "error"] as const)(x.level) && isShort(x.message);
     default:
-      return false;
+      return isAttachmentToHostMessage(x);
   }
 }

@@ -15,6 +15,7 @@
 import type { ThinkingLevel } from "../core/session/types";
 import type { ExtensionUiState } from "../core/pi-extensions/chrome";
 import type { TranscriptItem } from "../core/transcript/transcript";
+import type { AttachmentToChatMessage, AttachmentToHostMessage, PromptImage } from "./chat-attachments";
 
 export type { ExtensionUiState, ExtensionWidget } from "../core/pi-extensions/chrome";
 
@@ -268,7 +269,8 @@ export type HostToChatMessage =
   | NoticeMessage
   | ExtensionUiMessage
   | FocusInputMessage
-  | QueueMessage;
+  | QueueMessage
+  | AttachmentToChatMessage;
 
 // ---------------------------------------------------------------------------
 // Webview → host
@@ -285,6 +287,8 @@ export interface ChatReadyMessage {
 export interface SendMessage {
   type: "send";
   text: string;
+  /** Images pasted or dropped into the input (see chat-attachments.ts). */
+  images?: PromptImage[];
   followUp?: boolean;
 }
 
@@ -380,7 +384,8 @@ export type ChatToHostMessage =
   | CopyMessage
   | InsertCodeMessage
   | RevealEntryMessage
-  | ChatLogMessage;
+  | ChatLogMessage
+  | AttachmentToHostMessage;
 
 export const CHAT_LIMITS = {
   idLength: 256,

@@ -15,6 +15,8 @@ import {
   type ReadOnlyNotice,
   type SavedTreeState,
   type TreeRow,
+  type TurnFileChange,
+  type TurnFiles,
   type TreeSessionInfo,
   type WebviewToHostMessage,
 } from "./messages";
@@ -92,6 +94,15 @@ function isEntryDetails(x: unknown): x is EntryDetails {
   }
 }
 
+function isTurnFileChange(x: unknown): x is TurnFileChange {
+  const lines = (v: unknown): boolean => v === null || isCount(v);
+  return isRecord(x) && isPath(x.path) && (x.kind === "added" || x.kind === "modified" || x.kind === "deleted") && lines(x.linesAdded) && lines(x.linesDeleted);
+}
+
+function isTurnFiles(x: unknown): x is TurnFiles {
+  return isRecord(x) && isArrayOf(x.changes, LIMITS.filesPerCompaction, isTurnFileChange) && isCount(x.total) && isBool(x.first);
+}
+
 function isLevel(x: unknown): x is number {
   return typeof x === "number" && Number.isInteger(x) && x >= 1 && x <= LIMITS.rowCount;
 }
@@ -118,7 +129,8 @@ export function isTreeRow(x: unknown): x is TreeRow {
     isBool(x.onPath) &&
     (x.leaf === null || x.leaf === "exact" || x.leaf === "inside") &&
     (x.label === null || isLabelText(x.label)) &&
-    (x.span === null || x.span === "replaced" || x.span === "kept")
+    (x.span === null || x.span === "replaced" || x.span === "kept") &&
+    isBool(x.checkpoint)
   );
 }
 
@@ -169,7 +181,7 @@ export function isHostToWebviewMessage(x: unknown): x is HostToWebviewMessage {
       return x.notice === null || isReadOnlyNotice(x.notice);
     case "entryDetails":
       if (!isRequestId(x.requestId) || !isEntryId(x.entryId)) return false;
-      if (x.ok === true) return isEntryDetails(x.details);
+      if (x.ok === true) return isEntryDetails(x.details) && (x.files === undefined || isTurnFiles(x.files));
       return x.ok === false && isText(x.error, LIMITS.messageLength);
     default:
       return false;
@@ -229,6 +241,8 @@ export function isWebviewToHostMessage(x: unknown): x is WebviewToHostMessage {
       return isEntryId(x.sessionId);
     case "requestDetails":
       return isRequestId(x.requestId) && isEntryId(x.sessionId) && isEntryId(x.entryId);
+    case "openFileChange":
+      return isEntryId(x.sessionId) && isEntryId(x.entryId) && (x.path === null || isPath(x.path));
     case "log":
       return (LOG_LEVELS as readonly unknown[]).includes(x.level) && isText(x.message, LIMITS.messageLength);
     default:

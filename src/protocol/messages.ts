@@ -79,6 +79,8 @@ export interface TreeRow {
   label: string | null;
   /** The row's place relative to the selected compaction. */
   span: "replaced" | "kept" | null;
+  /** The workspace's files were recorded here (a file checkpoint at this entry). */
+  checkpoint: boolean;
 }
 
 /** Rows [start, start + rows.length) of the drawn tree at `version`, which has `rowCount` rows. */
@@ -148,9 +150,28 @@ export interface ReadOnlyMessage {
   notice: ReadOnlyNotice | null;
 }
 
+/** One file a turn changed, as the details pane lists it. */
+export interface TurnFileChange {
+  path: string;
+  kind: "added" | "modified" | "deleted";
+  /** Lines added and deleted; null for a binary file or when they could not be counted. */
+  linesAdded: number | null;
+  linesDeleted: number | null;
+}
+
+/** The files recorded at an entry, against the snapshot before it on its path. */
+export interface TurnFiles {
+  /** At most `LIMITS.filesPerCompaction` of them. */
+  changes: TurnFileChange[];
+  /** How many files changed in all. */
+  total: number;
+  /** No snapshot before it: these are the workspace's files as the session first recorded them. */
+  first: boolean;
+}
+
 /** The answer to `requestDetails`, with the same request id. */
 export type EntryDetailsMessage =
-  | { type: "entryDetails"; requestId: string; entryId: string; ok: true; details: EntryDetails }
+  | { type: "entryDetails"; requestId: string; entryId: string; ok: true; details: EntryDetails; files?: TurnFiles }
   | { type: "entryDetails"; requestId: string; entryId: string; ok: false; error: string };
 
 export type HostToWebviewMessage = TreeMessage | ReadOnlyMessage | EntryDetailsMessage;
@@ -245,6 +266,14 @@ export interface ForkSessionMessage {
   sessionId: string;
 }
 
+/** Opens the diff of a file the turn at `entryId` changed (`path` null: every file, in one view). */
+export interface OpenFileChangeMessage {
+  type: "openFileChange";
+  sessionId: string;
+  entryId: string;
+  path: string | null;
+}
+
 /** Asks for an entry's long form; answered by `entryDetails` with the same request id. */
 export interface RequestDetailsMessage {
   type: "requestDetails";
@@ -273,6 +302,7 @@ export type WebviewToHostMessage =
   | SetQueryMessage
   | EntryActionMessage
   | ForkSessionMessage
+  | OpenFileChangeMessage
   | RequestDetailsMessage
   | LogMessage;
 

@@ -24,8 +24,10 @@ import {
   type ScrollRequest,
   type TreeMessage,
   type TreeRow,
+  type TurnFiles,
   type WebviewToHostMessage,
 } from "./messages";
+import { CHECKPOINT_CUSTOM_TYPE } from "../core/session/types";
 
 /** Indent columns sent per row: more than any side bar draws; the webview draws what fits. */
 export const LANES_SENT = 8;
@@ -47,6 +49,10 @@ export interface TreeHostActions {
    * undefined when there is no entry with that id.
    */
   details(entryId: string, ids: SafeIds): { ok: true; details: EntryDetails } | { ok: false; error: string } | undefined;
+  /** The files the turn at an entry changed, when a file checkpoint was recorded there. */
+  files?(entryId: string): Promise<TurnFiles | undefined>;
+  /** Opens the diff of a file the turn at an entry changed (null: all of them). */
+  openFileChange?(entryId: string, path: string | null): void | Promise<void>;
   log(level: LogLevel, message: string): void;
   /** An action failed: tell the user. */
   fail?(message: string): void;
@@ -360,7 +366,10 @@ export class TreeHub {
         return this.broadcast({ target: "focus", align: "center" });
       case "requestDetails":
         if (!current(m.sessionId)) return;
-        return port.post(this.detailsAnswer(m.requestId, m.entryId));
+        return port.post(await this.detailsAnswer(m.requestId, m.entryId));
+      case "openFileChange":
+        if (!current(m.sessionId)) return;
+        return this.actions.openFileChange?.(ids.in(m.entryId), m.path);
       case "forkSession":
         if (current(m.sessionId)) await this.actions.forkReadOnly();
         return;
@@ -399,12 +408,15 @@ export class TreeHub {
    * The answer to a details request, always: a malformed entry (or one that cannot be read) gets an
    * error the pane shows, never silence that would leave it "Loading…".
    */
-  private detailsAnswer(requestId: string, safeId: string): EntryDetailsMessage {
+  private async detailsAnswer(requestId: string, safeId: string): Promise<EntryDetailsMessage> {
     const base = { type: "entryDetails" as const, requestId, entryId: safeId };
     let answer: EntryDetailsMessage;
     try {
-      const found = this.actions.details(this.ids.in(safeId), this.ids);
-      answer = found ? { ...base, ...found } : { ...base, ok: false, error: `No entry with id ${safeId} in this session` };
+      const id = this.ids.in(safeId);
+      const found = this.actions.details(id, this.ids);
+      // The files of a checkpoint there (git counts the lines); the details go without them if that fails.
+      const files = found?.ok && this.actions.files ? await this.actions.files(id).catch((err: Error) => (this.actions.log("warn", `files of ${safeId}: ${err.message}`), undefined)) : undefined;
+      answer = found ? { ...base, ...found, ...(files ? { files } : {}) } : { ...base, ok: false, error: `No entry with id ${safeId} in this session` };
     } catch (err) {
       answer = { ...base, ok: false, error: clampText(`Could not read this entry: ${(err as Error).message}`, LIMITS.messageLength) };
     }
@@ -435,6 +447,7 @@ export class TreeHub {
       leaf: leaf && leaf.row === r ? (leaf.exact ? "exact" : "inside") : null,
       label: clampLabel(model.labels.get(e.id)),
       span: model.spanState(i) ?? null,
+      checkpoint: hasCheckpoint(model.index, i),
     };
   }
 
@@ -612,4 +625,11 @@ export class TreeViewPort {
   private hubLog(level: LogLevel, message: string): void {
     this.hub.log(level, message);
   }
+}
+
+/** Whether a file checkpoint was recorded at node `i`: it is one, or one hangs right under it. */
+function hasCheckpoint(index: TreeModel["index"], i: number): boolean {
+  if (index.summary(i).customType === CHECKPOINT_CUSTOM_TYPE) return true;
+  for (let c = index.firstChild(i); c !== NONE; c = index.nextSibling(c)) if (index.summary(c).customType === CHECKPOINT_CUSTOM_TYPE) return true;
+  return false;
 }

@@ -39,6 +39,8 @@ export interface RefSettingsManager {
   getProjectSettings(): Record<string, unknown>;
   /** Private in the reference; read for the merged object. */
   settings: Record<string, unknown>;
+  getBranchSummarySettings(): { reserveTokens: number; skipPrompt: boolean };
+  getShellCommandPrefix(): string | undefined;
 }
 export interface RefBuildOptions {
   cwd: string;

@@ -91,4 +91,21 @@ describe("AgentSession with Pi's resources", () => {
     await session.close();
     await sm.close();
   });
+
+  it("runs Pi's shellCommandPrefix before every bash call and !cmd, and records the command as typed", async () => {
+    write(join(agentDir, "settings.json"), JSON.stringify({ shellCommandPrefix: "greet() { echo \"prefixed-$1\"; }" }));
+    const asked: string[] = [];
+    const { sm, session } = await makeSession(kit, { resources, allowShell: true, toolPolicy: { approve: async (request) => (asked.push(request.kind === "command" ? request.command : ""), "once" as const) } });
+    kit.server.script(reply.toolCall({ name: "bash", arguments: { command: "greet tool" } }), reply.text("done"));
+    await session.prompt("Run it");
+    const toolResult = (sentMessages(kit.server, 1) as { role: string; content: unknown }[]).find((m) => m.role === "tool");
+    assert.match(JSON.stringify(toolResult?.content), /prefixed-tool/);
+    assert.deepEqual(asked, ["greet tool"], "the user approves the command the model wrote");
+    const bang = await session.prompt("!greet bang");
+    assert.ok(bang.kind === "bash" && bang.message.output.includes("prefixed-bang"), JSON.stringify(bang));
+    const recorded = sm.getEntries().flatMap((e) => (e.type === "message" && e.message.role === "bashExecution" ? [e.message.command] : []));
+    assert.deepEqual(recorded, ["greet bang"]);
+    await session.close();
+    await sm.close();
+  });
 });

@@ -14,7 +14,7 @@ describe("Pi's auth.json and settings.json", () => {
   beforeEach(() => (tmp = makeTempDir("arbor-auth-")));
   afterEach(() => tmp.cleanup());
 
-  it("imports API keys (an environment variable's name resolved as Pi resolves it) and skips OAuth and commands with the reason", async () => {
+  it("imports API keys (an environment variable's name resolved as Pi resolves it) imports OAuth logins with their credentials, and skips commands with the reason", async () => {
     const path = join(tmp.dir, "auth.json");
     writeFileSync(
       path,
@@ -32,7 +32,7 @@ describe("Pi's auth.json and settings.json", () => {
       { provider: "anthropic", importable: true, key: "sk-ant-literal" },
       { provider: "openai", importable: true, key: "sk-from-env" },
       { provider: "groq", importable: false, reason: "a shell command (Arbor stores keys, not commands)" },
-      { provider: "github-copilot", importable: false, reason: "an OAuth login (a subscription), which Arbor cannot use" },
+      { provider: "github-copilot", importable: true, login: { access: "a", refresh: "r", expires: 1 } },
       { provider: "weird", importable: false, reason: "not an API key entry" },
       { provider: "broken", importable: false, reason: "not an API key entry" },
     ]);
@@ -59,14 +59,16 @@ describe("Pi's auth.json and settings.json", () => {
   it("reads Pi's default model and level and its scoped models from settings.json, ignoring what is not valid", async () => {
     const path = join(tmp.dir, "settings.json");
     writeFileSync(path, JSON.stringify({ defaultProvider: "anthropic", defaultModel: "claude-x", defaultThinkingLevel: "high", theme: "dark" }));
-    assert.deepEqual(await readPiDefaults(path), { provider: "anthropic", model: "claude-x", thinkingLevel: "high", enabledModels: undefined, retry: DEFAULT_RETRY_SETTINGS });
-    writeFileSync(path, JSON.stringify({ defaultThinkingLevel: "extreme", defaultModel: 3, enabledModels: ["claude-*", 7, "", "gpt-4o:high"], retry: { enabled: false, baseDelayMs: 500, provider: { maxRetryDelayMs: 0 } } }));
+    assert.deepEqual(await readPiDefaults(path), { provider: "anthropic", model: "claude-x", thinkingLevel: "high", enabledModels: undefined, retry: DEFAULT_RETRY_SETTINGS, thinkingBudgets: undefined });
+    writeFileSync(path, JSON.stringify({ defaultThinkingLevel: "extreme", defaultModel: 3, enabledModels: ["claude-*", 7, "", "gpt-4o:high"], retry: { enabled: false, baseDelayMs: 500, provider: { maxRetryDelayMs: 0 } }, thinkingBudgets: { minimal: 512, low: "4096", medium: -1, high: 32768.5, extreme: 9 } }));
     assert.deepEqual(await readPiDefaults(path), {
       provider: undefined,
       model: undefined,
       thinkingLevel: undefined,
       enabledModels: ["claude-*", "gpt-4o:high"],
       retry: { enabled: false, maxRetries: 3, baseDelayMs: 500, maxRetryDelayMs: 0 },
+      // Only whole positive numbers of a known level make a budget (anything else would break the request).
+      thinkingBudgets: { minimal: 512 },
     });
     assert.deepEqual(await readPiDefaults(join(tmp.dir, "missing.json")), {});
   });

@@ -36,6 +36,8 @@ const SHIPPED = [
   /^dist\/[a-z-]+\.css$/,
   /^dist\/pi-ai\/[\w.-]+\.mjs$/,
   /^dist\/codicons\/codicon\.(css|ttf)$/,
+  // Pi's image codec (the read tool and prompt images resize with it), copied by the build.
+  /^dist\/photon_rs_bg\.wasm$/,
   /^media\/[a-z-]+\.css$/,
   /^media\/arbor\.svg$/,
   /^media\/icon\.png$/,
@@ -71,7 +73,7 @@ describe("the package", function () {
       assert.ok(files.includes(needed), `${needed} is packaged`);
     }
     // The bundles exist once built (unit tests may run before the build): when they do, they ship.
-    for (const bundle of ["dist/extension.js", "dist/tree.js", "dist/chat.js", "dist/export.js"]) {
+    for (const bundle of ["dist/extension.js", "dist/tree.js", "dist/chat.js", "dist/export.js", "dist/photon_rs_bg.wasm"]) {
       if (existsSync(join(ROOT, bundle))) assert.ok(files.includes(bundle), `${bundle} is packaged`);
     }
     // Every file the manifest names (icons, walkthrough media) is in the package.

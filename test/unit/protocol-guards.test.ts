@@ -27,6 +27,7 @@ const row: TreeRow = {
   leaf: "exact",
   label: "x",
   span: null,
+  checkpoint: false,
 };
 
 /** Every host message kind, valid. */

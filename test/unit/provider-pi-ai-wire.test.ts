@@ -10,6 +10,7 @@ import type { AssistantMessage, LlmMessage } from "../../src/core/session/types"
 import { collectStream, createEmptyUsage, type ModelRequest, type ToolDefinition } from "../../src/core/agent/providers/provider";
 import { classifyProviderError, isContextOverflow } from "../../src/core/agent/providers/provider-errors";
 import type { PiModel } from "../../src/core/models/pi-ai-modules";
+import { customModel } from "../../src/core/models/custom-models";
 import { describePiModel } from "../../src/core/models/pi-ai-provider";
 import { localModel, localProvider, piAiPayload } from "../support/pi-ai-models";
 import { reply, startScriptedServer, type RecordedRequest, type ScriptedReply, type ScriptedServer } from "../support/scripted-openai-server";
@@ -208,6 +209,32 @@ describe("pi-ai provider: the wire against pi-ai called directly", function () {
     assert.equal(reasoning?.reasoning_effort, "high");
     assert.equal(plain?.reasoning_effort, undefined);
     assert.deepEqual(reasoning, await piAiPayload(thinker, { messages: CONVERSATION }, { reasoning: "high" }));
+  });
+
+  it("sends Pi's thinkingBudgets setting as the thinking budget of a budget-based model, as Pi does", async () => {
+    // An Anthropic model of the kind that takes a token budget, served (and recorded) by the local server.
+    const claude = customModel({ provider: "anthropic-local", id: "claude-sonnet-4-20250514", api: "anthropic-messages", baseUrl: server.baseUrl, reasoning: true, maxTokens: 64_000 });
+    const budgets = { low: 3_000, high: 20_000 };
+    const bodies: Record<string, unknown>[] = [];
+    for (const thinkingBudgets of [() => budgets, () => undefined]) {
+      const provider = localProvider([claude], { apiKey: "sk-test-123", thinkingBudgets });
+      await collectStream(
+        provider.stream({
+          model: describePiModel(claude),
+          messages: CONVERSATION,
+          thinkingLevel: "low",
+          onPayload: (payload) => {
+            bodies.push(JSON.parse(JSON.stringify(payload)) as Record<string, unknown>);
+            return undefined;
+          },
+        }),
+      );
+    }
+    const [withBudgets, withDefaults] = bodies;
+    assert.equal((withBudgets?.thinking as { budget_tokens?: number } | undefined)?.budget_tokens, 3_000);
+    assert.notDeepEqual(withDefaults?.thinking, withBudgets?.thinking, "without the setting pi-ai's own budget applies");
+    assert.deepEqual(withBudgets, await piAiPayload(claude, { messages: CONVERSATION }, { reasoning: "low", thinkingBudgets: budgets }));
+    assert.deepEqual(withDefaults, await piAiPayload(claude, { messages: CONVERSATION }, { reasoning: "low" }));
   });
 
   it("both sides read the overflow error as a context overflow, with pi-ai's own check too", async () => {

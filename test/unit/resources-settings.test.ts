@@ -16,10 +16,12 @@ function write(path: string, text: string): void {
   writeFileSync(path, text);
 }
 
-const KEYS = ["defaultProvider", "defaultModel", "compaction", "retry", "skills", "prompts", "queueMode", "steeringMode", "websockets", "transport", "hideThinkingBlock", "shellPath", "images", "enableSkillCommands"];
+const KEYS = ["defaultProvider", "defaultModel", "compaction", "retry", "skills", "prompts", "queueMode", "steeringMode", "websockets", "transport", "hideThinkingBlock", "shellPath", "images", "enableSkillCommands", "branchSummary", "shellCommandPrefix"];
 
 function value(rng: Rng, key: string, depth = 0): unknown {
   if (key === "skills" && rng.chance(0.3)) return { enableSkillCommands: rng.chance(0.5), customDirectories: rng.chance(0.5) ? ["./a"] : [] };
+  if (key === "branchSummary") return rng.chance(0.2) ? null : { ...(rng.chance(0.6) ? { reserveTokens: 1000 + rng.int(30000) } : {}), ...(rng.chance(0.6) ? { skipPrompt: rng.chance(0.5) } : {}) };
+  if (key === "shellCommandPrefix") return rng.pick(["shopt -s expand_aliases", "source ~/.profile", "set -e"]);
   if (key === "retry" && rng.chance(0.5)) return { enabled: rng.chance(0.5), maxDelayMs: rng.int(5000), ...(rng.chance(0.5) ? { provider: { maxRetries: rng.int(5) } } : {}) };
   switch (rng.int(depth > 0 ? 4 : 6)) {
     case 0:
@@ -63,6 +65,10 @@ describe("Pi's settings vs the reference's SettingsManager", () => {
         assert.deepEqual(mine.user, theirs.getGlobalSettings());
         assert.deepEqual(mine.project, theirs.getProjectSettings());
         assert.deepEqual(mine.merged, theirs.settings);
+        // The values Arbor acts on, as the reference's getters give them.
+        const summary = theirs.getBranchSummarySettings();
+        assert.deepEqual({ reserveTokens: mine.view.branchSummary.reserveTokens ?? 16384, skipPrompt: mine.view.branchSummary.skipPrompt ?? false }, summary);
+        assert.equal(mine.view.shellCommandPrefix, theirs.getShellCommandPrefix());
       } finally {
         tmp.cleanup();
       }

@@ -25,6 +25,7 @@ function row(i: number, over: Partial<TreeRow> = {}, entry: Partial<TreeRow["ent
     leaf: null,
     label: null,
     span: null,
+    checkpoint: false,
     ...over,
   };
 }

@@ -184,6 +184,49 @@ describe("tree host", () => {
     ]);
   });
 
+  it("marks the rows where files were recorded, sends a turn's files with its details, and asks for a file's diff", async () => {
+    const entries = [
+      entry("u1", null, { role: "user" }),
+      entry("a1", "u1", { role: "assistant" }),
+      entry("cp1", "a1", { type: "custom", customType: "arbor.checkpoint", preview: "" }),
+      entry("u2", "cp1", { role: "user" }),
+      entry("a2", "u2", { role: "assistant" }),
+    ];
+    const opened: string[] = [];
+    const hub = new TreeHub({
+      checkout: () => undefined,
+      fork: () => undefined,
+      label: () => undefined,
+      copyText: () => undefined,
+      forkReadOnly: () => undefined,
+      details: (id) => ({ ok: true, details: { kind: "text", text: `full ${id}` } }),
+      files: async (id) => (id === "a1" ? { changes: [{ path: "src/a.ts", kind: "modified", linesAdded: 3, linesDeleted: 1 }], total: 1, first: false } : undefined),
+      openFileChange: (id, path) => void opened.push(`${id} ${path}`),
+      log: () => undefined,
+    });
+    hub.showSession({ sessionId: "s1", name: "Work", entries, labels: [], leafId: "a2" }, "Work", null);
+    const received: HostToWebviewMessage[] = [];
+    const port = hub.connect((m) => {
+      assert.ok(isHostToWebviewMessage(m), `host sent an invalid ${m.type}`);
+      received.push(JSON.parse(JSON.stringify(m)) as HostToWebviewMessage);
+    });
+    port.receive({ type: "ready" });
+    const tree = received.find((m): m is TreeMessage => m.type === "tree")!;
+    const marks = Object.fromEntries(tree.window.rows.map((r) => [r.entry.id, r.checkpoint]));
+    assert.deepEqual(marks, { u1: false, a1: true, u2: false, a2: false }, "the checkpoint entry itself is hidden by the default filter; its parent carries the mark");
+    port.receive({ type: "requestDetails", requestId: "r1", sessionId: "s1", entryId: "a1" });
+    port.receive({ type: "requestDetails", requestId: "r2", sessionId: "s1", entryId: "u1" });
+    await tick();
+    const details = received.filter((m) => m.type === "entryDetails");
+    assert.deepEqual(details[0], { type: "entryDetails", requestId: "r1", entryId: "a1", ok: true, details: { kind: "text", text: "full a1" }, files: { changes: [{ path: "src/a.ts", kind: "modified", linesAdded: 3, linesDeleted: 1 }], total: 1, first: false } });
+    assert.equal("files" in details[1]!, false);
+    port.receive({ type: "openFileChange", sessionId: "s1", entryId: "a1", path: "src/a.ts" });
+    port.receive({ type: "openFileChange", sessionId: "s1", entryId: "a1", path: null });
+    port.receive({ type: "openFileChange", sessionId: "other", entryId: "a1", path: null });
+    await tick();
+    assert.deepEqual(opened, ["a1 src/a.ts", "a1 null"]);
+  });
+
   it("drops invalid messages, counting them", () => {
     const { open, hub, calls } = setup(chain(["a"]), "a");
     const view = open();

@@ -9,7 +9,9 @@ import type { ChatStateMessage, ChatToHostMessage, ExtensionUiState, HostToChatM
 import { describeInvalidMessage } from "../../src/protocol/validate";
 import { codicon, el } from "../shared/dom";
 import type { VsCodeApi } from "../shared/vscode-api";
+import { Attachments } from "./attachments";
 import { attachCodeBlockActions } from "./code-block-actions";
+import { FileMention } from "./file-mention";
 import { Composer } from "./composer";
 import { ExtensionChromeView } from "./extension-chrome";
 import type { FoldState, LiveTools } from "./item-view";
@@ -45,6 +47,8 @@ export class ChatApp {
   private readonly live: LiveArea;
   private readonly composer: Composer;
   private readonly queued = new QueuedPromptsView((id) => this.post({ type: "takeBackQueued", id }));
+  private readonly attachments: Attachments;
+  private readonly mentions: FileMention;
   private readonly folds: FoldState;
   private readonly tools: LiveTools = { running: new Set(), output: new Map() };
   private generation = -1;
@@ -66,7 +70,9 @@ export class ChatApp {
     this.composer = new Composer({
       send: (text, followUp) => {
         this.showMessage(null);
-        this.post(followUp ? { type: "send", text, followUp } : { type: "send", text });
+        // Markers of large pastes go out as what was pasted; the images go with the text.
+        const images = this.attachments.take();
+        this.post({ type: "send", text: this.attachments.pastes.expand(text), ...(images ? { images } : {}), ...(followUp ? { followUp } : {}) });
         this.list.scrollToBottom();
       },
       stop: () => this.post({ type: "stop" }),
@@ -80,6 +86,9 @@ export class ChatApp {
       },
     });
     this.composer.restore(this.saved.input, this.saved.history);
+    this.attachments = new Attachments(this.composer.input, this.composer.element, { post: (m) => this.post(m), notify: (text, level) => this.showMessage(text, level) });
+    this.composer.element.insertBefore(this.attachments.element, this.composer.input);
+    this.mentions = new FileMention(this.composer.element, this.composer.input, (m) => this.post(m));
 
     this.chrome = new ExtensionChromeView(this.indicator);
     this.header.append(codicon("comment-discussion"), this.title, this.chrome.title);
@@ -192,6 +201,11 @@ export class ChatApp {
         return this.focusInput();
       case "queue":
         return this.queued.set(m.queued);
+      case "imageAttached":
+      case "dropResolved":
+        return this.attachments.receive(m);
+      case "fileResults":
+        return this.mentions.receive(m);
     }
   }
 

@@ -92,6 +92,13 @@ export interface MarkdownOptions {
 const CHARS_PER_TASK = 24_576;
 const ELEMENT_WEIGHT = 64;
 
+/** Lines a section's text takes at about 80 characters a line (an estimate of its height). */
+function estimatedLines(text: string): number {
+  let lines = 0;
+  for (const line of text.split("\n")) lines += Math.max(1, Math.ceil(line.length / 80));
+  return lines;
+}
+
 /** The layout weight of nodes about to be appended (see CHARS_PER_TASK). */
 function weightOf(text: string, nodes: Node): number {
   const elements = nodes instanceof Element || nodes instanceof DocumentFragment ? nodes.querySelectorAll("*").length + 1 : 0;
@@ -156,21 +163,26 @@ export function renderMarkdown(target: HTMLElement, text: string, options: Markd
   let chars = 0;
   // A text of several sections holds each in a block of its own (see .md-section in the
   // stylesheets), so appending one lays out that one and not all those before it.
-  const wrap = (nodes: Node): Node => {
+  const wrap = (nodes: Node, source: string): Node => {
     const section = document.createElement("div");
     section.className = "md-section";
+    // Out of view a section is not laid out (content-visibility in the stylesheets): until it has been
+    // drawn once it takes this height, estimated from its lines, so that the transcript's height and the
+    // view kept at the bottom stay close to the truth while a long text is appended.
+    section.style.containIntrinsicSize = `auto ${estimatedLines(source) * 1.4}em`;
     section.append(nodes);
     return section;
   };
+  const firstText = next.done ? "" : next.value.text;
   const first = next.done ? undefined : sectionNodes(next.value, options, deadline);
   if (first) chars += weightOf(next.value!.text, first);
   next = sections.next();
-  if (first) target.append(next.done ? first : wrap(first));
+  if (first) target.append(next.done ? first : wrap(first, next.done ? "" : firstText));
   while (!next.done) {
     if (performance.now() >= deadline || chars >= CHARS_PER_TASK) break;
     const nodes = sectionNodes(next.value, options, deadline);
     chars += weightOf(next.value.text, nodes);
-    target.append(wrap(nodes));
+    target.append(wrap(nodes, next.value.text));
     next = sections.next();
   }
   if (next.done) return;
@@ -184,7 +196,7 @@ export function renderMarkdown(target: HTMLElement, text: string, options: Markd
       if (!section) return true;
       const nodes = sectionNodes(section, options, performance.now() + TASK_BUDGET_MS / 2);
       chars += weightOf(section.text, nodes);
-      target.append(wrap(nodes));
+      target.append(wrap(nodes, section.text));
       if (chars >= CHARS_PER_TASK) {
         chars = 0;
         pauseSlices();

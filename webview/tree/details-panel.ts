@@ -1,4 +1,4 @@
-import type { EntryDetails } from "../../src/protocol/messages";
+import type { EntryDetails, TurnFiles } from "../../src/protocol/messages";
 import { codicon, el } from "../shared/dom";
 import { renderMarkdown } from "../shared/markdown";
 
@@ -10,7 +10,9 @@ export interface DetailsHeader {
   facts: string[];
 }
 
-export type DetailsBody = { state: "loading" } | { state: "ready"; details: EntryDetails } | { state: "error"; error: string };
+export type DetailsBody = { state: "loading" } | { state: "ready"; details: EntryDetails; files?: TurnFiles } | { state: "error"; error: string };
+
+const CHANGE_ICONS = { added: "diff-added", modified: "diff-modified", deleted: "diff-removed" } as const;
 
 /**
  * The pane under the tree that shows a compaction's or branch summary's full text, fetched from
@@ -23,6 +25,8 @@ export class DetailsPanel {
   private readonly facts: HTMLElement;
   private readonly body: HTMLElement;
   private readonly icon: HTMLElement;
+  /** A file of the turn was clicked (null: "Show All"). */
+  onOpenFile: ((path: string | null) => void) | undefined;
 
   constructor() {
     this.element = el("section", "details");
@@ -70,6 +74,47 @@ export class DetailsPanel {
       this.appendFiles("Read", d.readFiles);
       this.appendFiles("Modified", d.modifiedFiles);
     }
+    if (body.files) this.appendTurnFiles(body.files);
+  }
+
+  /** The files recorded at the entry, each one click from its diff. */
+  private appendTurnFiles(files: TurnFiles): void {
+    const block = el("div", "details-files turn-files");
+    const head = el("div", "details-files-title");
+    if (files.first) {
+      head.textContent = `Files recorded here: the workspace as the session first saw it (${files.total} ${files.total === 1 ? "file" : "files"})`;
+      block.appendChild(head);
+      this.body.appendChild(block);
+      return;
+    }
+    head.textContent = `Files this turn changed (${files.total})`;
+    if (files.total > 0) {
+      const all = el("button", "link-button", "Show All");
+      all.type = "button";
+      all.title = "Open every change in one diff view";
+      all.addEventListener("click", () => this.onOpenFile?.(null));
+      head.append(" ", all);
+    }
+    block.appendChild(head);
+    const list = el("ul");
+    for (const change of files.changes) {
+      const item = el("li", `turn-file ${change.kind}`);
+      const open = el("button", "link-button turn-file-path");
+      open.type = "button";
+      open.title = `${change.kind === "added" ? "Added" : change.kind === "deleted" ? "Deleted" : "Changed"}: open the diff`;
+      open.append(codicon(CHANGE_ICONS[change.kind]), el("span", undefined, change.path));
+      open.addEventListener("click", () => this.onOpenFile?.(change.path));
+      item.appendChild(open);
+      if (change.linesAdded !== null || change.linesDeleted !== null) {
+        item.append(" ", el("span", "lines-added", `+${change.linesAdded ?? 0}`), " ", el("span", "lines-deleted", `\u2212${change.linesDeleted ?? 0}`));
+      } else {
+        item.append(" ", el("span", "muted", "binary"));
+      }
+      list.appendChild(item);
+    }
+    if (files.total > files.changes.length) list.appendChild(el("li", "more", `… ${files.total - files.changes.length} more`));
+    block.appendChild(list);
+    this.body.appendChild(block);
   }
 
   hide(): void {

@@ -1,5 +1,5 @@
 import { describeEntry, formatCount, formatTokens } from "../../src/core/tree/entry-view";
-import type { EntryDetailsMessage, RequestDetailsMessage, TreeRow } from "../../src/protocol/messages";
+import type { EntryDetailsMessage, OpenFileChangeMessage, RequestDetailsMessage, TreeRow } from "../../src/protocol/messages";
 import { DetailsPanel, type DetailsBody } from "./details-panel";
 
 /**
@@ -15,11 +15,16 @@ export class EntryDetails {
   private last: { row: TreeRow | undefined; sessionId: string | null; replacedCount: number | undefined } | undefined;
 
   constructor(
-    private readonly request: (message: RequestDetailsMessage) => void,
+    private readonly request: (message: RequestDetailsMessage | OpenFileChangeMessage) => void,
     /** Show every entry (the editor tab), not only summaries. */
     private readonly everyEntry: boolean,
   ) {
     if (everyEntry) this.panel.showEmpty("Select an entry to see it in full.");
+    this.panel.onOpenFile = (path) => {
+      const row = this.last?.row;
+      const sessionId = this.last?.sessionId;
+      if (row && sessionId) this.request({ type: "openFileChange", sessionId, entryId: row.entry.id, path });
+    };
   }
 
   /** Forgets fetched details and unanswered requests (another session was loaded). */
@@ -51,12 +56,14 @@ export class EntryDetails {
       facts.push(`id ${entry.id}`);
       if (row.label) facts.push(`label ${row.label}`);
     }
-    let body = this.cache.get(entry.id);
+    // A checkpoint recorded at the entry later (the leaf left it) brings its files: fetched again.
+    const key = `${entry.id}\u0000${row.checkpoint}`;
+    let body = this.cache.get(key);
     if (!body) {
       body = { state: "loading" };
-      this.cache.set(entry.id, body);
+      this.cache.set(key, body);
       const requestId = `d${++this.requestCounter}`;
-      this.pending.set(requestId, entry.id);
+      this.pending.set(requestId, key);
       this.request({ type: "requestDetails", requestId, sessionId, entryId: entry.id });
     }
     const title = type === "compaction" ? "Compaction" : type === "branch_summary" ? "Branch summary" : view.tag;
@@ -65,10 +72,10 @@ export class EntryDetails {
 
   /** Takes the host's answer; answers to unknown or stale request ids are ignored. */
   receive(msg: EntryDetailsMessage): void {
-    const entryId = this.pending.get(msg.requestId);
-    if (entryId === undefined || entryId !== msg.entryId) return;
+    const key = this.pending.get(msg.requestId);
+    if (key === undefined || key.slice(0, key.indexOf("\u0000")) !== msg.entryId) return;
     this.pending.delete(msg.requestId);
-    this.cache.set(entryId, msg.ok ? { state: "ready", details: msg.details } : { state: "error", error: msg.error });
+    this.cache.set(key, msg.ok ? { state: "ready", details: msg.details, ...(msg.files ? { files: msg.files } : {}) } : { state: "error", error: msg.error });
     if (this.last) this.update(this.last.row, this.last.sessionId, this.last.replacedCount);
   }
 }

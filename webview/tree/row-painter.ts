@@ -163,7 +163,7 @@ export function paintRow(parts: RowParts, row: TreeRow, index: number, state: Pa
     paintText(parts.text, view.text, state.searchTokens);
   }
 
-  const badgesKey = `${label ?? "\u0000"}|${view.detail ?? ""}|${row.span === "kept"}|${row.folded ? row.branches : 0}|${row.orphan}|${summary.unsaved === true}|${state.searchTokens.join(" ")}`;
+  const badgesKey = `${label ?? "\u0000"}|${view.detail ?? ""}|${row.span === "kept"}|${row.folded ? row.branches : 0}|${row.orphan}|${summary.unsaved === true}|${row.checkpoint}|${state.searchTokens.join(" ")}`;
   if (badgesKey === parts.badgesKey) return;
   parts.badgesKey = badgesKey;
   parts.badges.textContent = "";
@@ -179,6 +179,13 @@ export function paintRow(parts: RowParts, row: TreeRow, index: number, state: Pa
   if (row.span === "kept") parts.badges.appendChild(el("span", "badge kept", "kept from here"));
   if (row.folded) parts.badges.appendChild(el("span", "badge folded", `${row.branches} branches`));
   if (row.orphan) parts.badges.appendChild(el("span", "badge orphan", "orphan"));
+  if (row.checkpoint) {
+    const badge = el("span", "badge checkpoint");
+    badge.title = "The workspace's files were recorded here: a checkout can take them back";
+    badge.setAttribute("aria-label", "files recorded");
+    badge.appendChild(codicon("history"));
+    parts.badges.appendChild(badge);
+  }
   if (summary.unsaved) {
     const badge = el("span", "badge unsaved");
     badge.appendChild(codicon("warning"));

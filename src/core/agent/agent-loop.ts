@@ -10,6 +10,7 @@
  * As in Pi 0.73.1, a steering message never skips the tool calls the reply made: they all run first.
  */
 import { convertToLlm } from "../context/convert-to-llm";
+import { withoutImages } from "../context/blocked-images";
 import type { SessionManager } from "../session/session-manager";
 import type { AgentMessage, AssistantMessage, StoredMessage, ThinkingLevel, ToolCall, ToolResultMessage } from "../session/types";
 import { untilAborted } from "./abort";
@@ -76,6 +77,8 @@ export interface TurnLoopInput extends RunRecorder {
   recoverFromOverflow(): Promise<boolean>;
   /** Automatic retries of transient errors (none without it). */
   retry?: AutoRetry;
+  /** Pi's `images.blockImages`, read per request: the model gets a line in place of each image. */
+  blockImages?: () => boolean;
 }
 
 /** Runs model turns until the model stops; returns the last assistant message. */
@@ -153,7 +156,7 @@ async function streamReply(input: TurnLoopInput): Promise<{ message: AssistantMe
   const request: ModelRequest = {
     model: input.model,
     systemPrompt: input.systemPrompt(tools),
-    messages: convertToLlm(messages),
+    messages: input.blockImages?.() ? withoutImages(convertToLlm(messages)) : convertToLlm(messages),
     thinkingLevel: input.thinkingLevel,
     sessionId: input.sessionManager.getSessionId(),
   };

@@ -29,6 +29,7 @@ import type { ModelInfo, ModelProvider, ToolDefinition } from "./providers/provi
 import { DEFAULT_RETRY_SETTINGS, type RetryClock, type RetrySettings } from "./retry-policy";
 import { RunSlots } from "./run-slots";
 import { SessionResources, type ResourceLoad } from "./session-resources";
+import { promptImageSettings } from "./prompt-images";
 import { skillReadRoots, type LoadedResources } from "../resources";
 import { SessionCompactor } from "./session-compactor";
 import { buildSystemPrompt, type SystemPromptInput } from "./system-prompt";
@@ -124,6 +125,9 @@ export type PromptResult =
   /** A queued prompt taken back before it was delivered (`withdrawQueued`). */
   | { kind: "withdrawn" };
 
+/** Tokens kept free for a branch summary's reply when no settings.json says (Pi's default). */
+export const DEFAULT_BRANCH_SUMMARY_RESERVE = 16_384;
+
 /** Options of `prompt`. */
 export interface PromptOptions {
   signal?: AbortSignal;
@@ -197,7 +201,7 @@ export class AgentSession implements Disposable {
       restrictionReason: options.restrictionReason,
       emit: (event) => this.emit(event),
     });
-    this.tools = new ToolSet(options.tools ?? createCodingTools({ shellPath: options.shellPath, ripgrep: options.ripgrep }), this.guard, () => this.toolPolicy, options.ripgrep);
+    this.tools = new ToolSet(options.tools ?? createCodingTools({ shellPath: options.shellPath, ripgrep: options.ripgrep, commandPrefix: () => this.shellCommandPrefix() }), this.guard, () => this.toolPolicy, options.ripgrep);
     this.settings = { ...DEFAULT_COMPACTION_SETTINGS, ...options.compaction };
     this.limits = options.outputLimits ?? DEFAULT_OUTPUT_LIMITS;
     this.selection = new ModelSelection(
@@ -277,6 +281,10 @@ export class AgentSession implements Disposable {
   /** How many queued messages each delivery takes (the host's settings, else Pi's, else one at a time). */
   getQueueModes(): QueueModes {
     return resolveQueueModes(this.options.queueModes?.(), this.resources.current().settings.view);
+  }
+  /** Pi's `shellCommandPrefix` (settings.json, the project's over the user's), read at each command. */
+  private shellCommandPrefix(): string | undefined {
+    return this.resources.current().settings.view.shellCommandPrefix || undefined;
   }
   /** Whether shell commands may run here (false in an untrusted workspace). */
   isShellAllowed(): boolean {
@@ -501,6 +509,7 @@ export class AgentSession implements Disposable {
         queue: this.queue,
         recoverFromOverflow: () => this.compactor.auto("overflow", signal),
         retry: this.retry,
+        blockImages: () => promptImageSettings(this.resources.current().settings.merged.images).blockImages,
       });
     } finally {
       this.running = false;
@@ -584,6 +593,7 @@ export class AgentSession implements Disposable {
         limits: this.limits,
         outputDirectory: this.options.outputDirectory,
         shellPath: this.options.shellPath,
+        commandPrefix: this.shellCommandPrefix(),
         processGroups: this.processGroups,
         slots: this.slots,
         emit: (event) => this.emit(event),
@@ -647,7 +657,8 @@ export class AgentSession implements Disposable {
           sessionManager: this.sessionManager,
           provider: this.selection.provider(),
           model: this.selection.model,
-          reserveTokens: this.settings.reserveTokens,
+          // Pi's branchSummary.reserveTokens (its own, not compaction's), 16,384 as in Pi.
+          reserveTokens: this.resources.current().settings.view.branchSummary.reserveTokens ?? DEFAULT_BRANCH_SUMMARY_RESERVE,
           hooks: this.options.hooks,
           signal,
           emit: (event) => this.emit(event),

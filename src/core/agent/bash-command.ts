@@ -24,6 +24,8 @@ export interface BashCommandInput {
   limits: OutputLimits;
   outputDirectory?: string;
   shellPath?: string;
+  /** Pi's `shellCommandPrefix`: a line run before the command (the command is recorded without it). */
+  commandPrefix?: string;
   processGroups?: ProcessGroups;
   slots: RunSlots;
   emit(event: AgentSessionEvent): void;
@@ -49,9 +51,10 @@ export async function runBashCommand(input: BashCommandInput): Promise<BashRunRe
       shellPath: input.shellPath,
       processGroups: input.processGroups,
     };
+    const command = withCommandPrefix(input.commandPrefix, input.command);
     if (input.override?.result) result = input.override.result;
-    else if (input.override?.operations) result = await runWithOperations(input.override.operations, input.command, options);
-    else result = await runShellCommand(input.command, options);
+    else if (input.override?.operations) result = await runWithOperations(input.override.operations, command, options);
+    else result = await runShellCommand(command, options);
   } catch (error) {
     throw new AgentError("shell-failed", `Could not run the command: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -105,4 +108,9 @@ async function runWithOperations(
   const out = await capture.finish();
   const cancelled = options.signal.aborted;
   return { ...out, exitCode: cancelled || exitCode === null ? undefined : exitCode, cancelled };
+}
+
+/** The command as the shell gets it: Pi's `shellCommandPrefix` on a line of its own before it. */
+export function withCommandPrefix(prefix: string | undefined, command: string): string {
+  return prefix ? `${prefix}\n${command}` : command;
 }

@@ -1,9 +1,9 @@
 import type { SessionManager } from "../session/session-manager";
-import { CHECKOUT_CUSTOM_TYPE, type SessionEntry } from "../session/types";
+import { CHECKOUT_CUSTOM_TYPE, CHECKPOINT_CUSTOM_TYPE, type SessionEntry } from "../session/types";
 import type { CheckpointStore, Snapshot } from "./checkpoint-store";
 
 /** The `customType` of the session entries that record a snapshot. */
-export const CHECKPOINT_CUSTOM_TYPE = "arbor.checkpoint";
+export { CHECKPOINT_CUSTOM_TYPE };
 
 /** What a checkpoint entry holds (its `data`). */
 export interface CheckpointEntryData {

@@ -22,11 +22,17 @@ export interface StoredKeys {
   get(provider: string): Promise<string | undefined>;
   /** Without reading the secret (a quick check for lists). */
   has(provider: string): boolean;
+  /** Whether the provider's stored credential is a subscription login rather than an API key. */
+  isLogin?(provider: string): boolean;
+  /** The base URL a call should go to when the stored login says (GitHub Copilot's comes from its token). */
+  baseUrlFor?(model: PiModel): Promise<string | undefined>;
 }
 
 /** Where a provider's key comes from, for display; never the key itself. */
 export type KeySource =
   | { kind: "stored" }
+  /** A subscription login ("Arbor: Log In..."). */
+  | { kind: "login" }
   | { kind: "environment"; variable: string }
   /** Credentials the environment provides without a key variable (Google ADC, AWS profiles). */
   | { kind: "ambient" }
@@ -44,7 +50,7 @@ export class CredentialResolver {
 
   /** Where the provider's key would come from, or undefined when there is none. Runs no command. */
   keySource(provider: string): KeySource | undefined {
-    if (this.stored.has(provider)) return { kind: "stored" };
+    if (this.stored.has(provider)) return this.stored.isLogin?.(provider) ? { kind: "login" } : { kind: "stored" };
     const variable = this.env.findEnvKeys(provider)?.[0];
     if (variable) return { kind: "environment", variable };
     if (this.env.getEnvApiKey(provider)) return { kind: "ambient" };
@@ -79,7 +85,8 @@ export class CredentialResolver {
       if (config?.authHeader) {
         headers = { ...headers, Authorization: `Bearer ${apiKey}` };
       }
-      return { ok: true, apiKey, headers: headers && Object.keys(headers).length > 0 ? headers : undefined };
+      const baseUrl = stored && this.stored.baseUrlFor ? await this.stored.baseUrlFor(model) : undefined;
+      return { ok: true, apiKey, headers: headers && Object.keys(headers).length > 0 ? headers : undefined, ...(baseUrl && baseUrl !== model.baseUrl ? { baseUrl } : {}) };
     } catch (error) {
       return { ok: false, error: error instanceof Error ? error.message : String(error) };
     }

@@ -16,6 +16,7 @@ import type { EndpointLimits } from "./endpoint-guard";
 import { ModelRegistry, type ModelOrigin, type ModelsFile } from "./model-registry";
 import { piAi, type PiAiLoader, type PiModel } from "./pi-ai-modules";
 import { describePiModel, PiAiProvider, type InsecureSend } from "./pi-ai-provider";
+import type { ThinkingBudgets } from "./pi-auth-file";
 
 export interface ModelHubOptions {
   /** models.json files, read in order (Pi's, then Arbor's own). */
@@ -25,6 +26,8 @@ export interface ModelHubOptions {
   allowCommands: () => boolean;
   confirmInsecureSend?: (send: InsecureSend) => Promise<boolean>;
   limits?: () => EndpointLimits;
+  /** Pi's `thinkingBudgets` (see PiAiProviderOptions.thinkingBudgets). */
+  thinkingBudgets?: () => ThinkingBudgets | undefined;
   /** Added to "no API key" errors: how to add one in this host. */
   missingKeyHint?: (provider: string) => string;
   loader?: PiAiLoader;
@@ -69,6 +72,7 @@ export class ModelHub {
         resolveAuth: (model) => this.credentials.resolve(model),
         confirmInsecureSend: this.options.confirmInsecureSend,
         limits: this.options.limits,
+        thinkingBudgets: this.options.thinkingBudgets,
         loader: this.options.loader,
       });
       this.providers.set(id, provider);

@@ -12,7 +12,7 @@
  * Pure core: no `vscode`.
  */
 
-import type { AssistantMessageEvent, Context, Message, SimpleStreamOptions, Tool } from "@mariozechner/pi-ai" with { "resolution-mode": "import" };
+import type { AssistantMessageEvent, Context, Message, SimpleStreamOptions, ThinkingBudgets, Tool } from "@mariozechner/pi-ai" with { "resolution-mode": "import" };
 import { ABORTED_ERROR_MESSAGE, createEmptyUsage, type ModelInfo, type ModelProvider, type ModelRequest, type StreamEvent } from "../agent/providers/provider";
 import type { AssistantMessage, StopReason } from "../session/types";
 import {
@@ -28,7 +28,10 @@ import { piAi, type PiAiLoader, type PiModel } from "./pi-ai-modules";
 import { supportedThinkingLevels } from "./thinking-levels";
 
 /** Credentials for one call, or why there are none. */
-export type RequestAuth = { ok: true; apiKey?: string; headers?: Record<string, string> } | { ok: false; error: string };
+export type RequestAuth =
+  /** `baseUrl`: where the call goes instead of the model's own (a subscription login's endpoint). */
+  | { ok: true; apiKey?: string; headers?: Record<string, string>; baseUrl?: string }
+  | { ok: false; error: string };
 
 /** Where the provider finds pi-ai models (the model registry). */
 export interface PiModelSource {
@@ -59,6 +62,11 @@ export interface PiAiProviderOptions {
   limits?: () => EndpointLimits;
   /** Retries the vendor SDK makes on 429/5xx and dropped connections (SDK default when absent). */
   maxRetries?: number;
+  /**
+   * Pi's `thinkingBudgets` setting: the thinking tokens each level gets, for the APIs that take a
+   * budget (Anthropic, Google, Bedrock). Read per call; undefined: pi-ai's defaults.
+   */
+  thinkingBudgets?: () => ThinkingBudgets | undefined;
   /** Test seam. */
   loader?: PiAiLoader;
 }
@@ -157,12 +165,13 @@ export class PiAiProvider implements ModelProvider {
         temperature: request.temperature,
         sessionId: request.sessionId,
         maxRetries: this.options.maxRetries,
+        thinkingBudgets: this.options.thinkingBudgets?.(),
       };
       // Extensions' before_provider_request: they see (and may replace) the request body.
       if (request.onPayload) options.onPayload = (payload) => request.onPayload!(payload);
       let events: AsyncIterable<AssistantMessageEvent>;
       try {
-        events = prepared.stream(model, context, options);
+        events = prepared.stream(prepared.auth.baseUrl ? { ...model, baseUrl: prepared.auth.baseUrl } : model, context, options);
       } catch (error) {
         // pi-ai throws before streaming when it finds no key ("No API key for provider: ...").
         yield fail("error", errorText(error));
@@ -197,7 +206,7 @@ export class PiAiProvider implements ModelProvider {
       auth = { ok: false, error: `Could not get the credentials for provider "${model.provider}": ${errorText(error)}` };
     }
     if (!auth.ok) return auth.error;
-    const origin = insecureCredentialOrigin(model.baseUrl);
+    const origin = insecureCredentialOrigin(auth.baseUrl ?? model.baseUrl);
     if (origin && (auth.apiKey || hasCredentialHeader(auth.headers) || hasCredentialHeader(model.headers))) {
       const allowed = (await this.options.confirmInsecureSend?.({ provider: model.provider, origin }).catch(() => false)) ?? false;
       if (!allowed) {

@@ -103,6 +103,8 @@ export interface PiSettingsView {
   defaultModel?: string;
   defaultThinkingLevel?: string;
   compaction: { enabled?: boolean; reserveTokens?: number; keepRecentTokens?: number };
+  /** `branchSummary.*`: the tokens kept free when a branch is summarized, and whether the checkout asks. */
+  branchSummary: { reserveTokens?: number; skipPrompt?: boolean };
   shellPath?: string;
   shellCommandPrefix?: string;
   hideThinkingBlock?: boolean;
@@ -117,11 +119,13 @@ export function viewSettings(merged: JsonObject): PiSettingsView {
   const num = (v: JsonValue | undefined): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
   const bool = (v: JsonValue | undefined): boolean | undefined => (typeof v === "boolean" ? v : undefined);
   const compaction = isObject(merged.compaction) ? merged.compaction : {};
+  const branchSummary = isObject(merged.branchSummary) ? merged.branchSummary : {};
   return {
     defaultProvider: str(merged.defaultProvider),
     defaultModel: str(merged.defaultModel),
     defaultThinkingLevel: str(merged.defaultThinkingLevel),
     compaction: { enabled: bool(compaction.enabled), reserveTokens: num(compaction.reserveTokens), keepRecentTokens: num(compaction.keepRecentTokens) },
+    branchSummary: { reserveTokens: num(branchSummary.reserveTokens), skipPrompt: bool(branchSummary.skipPrompt) },
     shellPath: str(merged.shellPath),
     shellCommandPrefix: str(merged.shellCommandPrefix),
     hideThinkingBlock: bool(merged.hideThinkingBlock),

@@ -279,3 +279,5 @@ export interface SessionContext {
  * context as the checked-out entry. Custom entries never reach the model.
  */
 export const CHECKOUT_CUSTOM_TYPE = "arbor.checkout";
+/** The `customType` of Arbor's file checkpoint entries (see core/checkpoints/session-checkpoints). */
+export const CHECKPOINT_CUSTOM_TYPE = "arbor.checkpoint";

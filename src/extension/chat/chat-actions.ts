@@ -3,7 +3,7 @@ import type { AgentSession } from "../../core/agent/agent-session";
 import { AgentError } from "../../core/agent/errors";
 import { BUILTIN_SLASH_COMMANDS, parseSlashCommand } from "../../core/agent/slash-commands";
 import type { ModelInfo } from "../../core/agent/providers/provider";
-import { THINKING_LEVELS, type ThinkingLevel } from "../../core/session/types";
+import { THINKING_LEVELS, type ImageContent, type ThinkingLevel } from "../../core/session/types";
 import type { SlashCommand } from "../../protocol/chat-messages";
 import type { SessionHost } from "../session-host";
 import { RESTRICTED_MODE_REASON } from "../tool-safety";
@@ -74,10 +74,10 @@ export function createChatActions(deps: ChatActionDeps): ChatActions {
     return session;
   };
 
-  const prompt = async (text: string): Promise<void> => {
+  const prompt = async (text: string, images?: ImageContent[]): Promise<void> => {
     const session = await ensureSession();
     try {
-      await session.prompt(text);
+      await session.prompt(text, images ? { images } : {});
     } catch (error) {
       if (error instanceof AgentError && error.code === "no-model") throw new Error(NO_MODEL_TEXT);
       throw error;
@@ -139,12 +139,12 @@ export function createChatActions(deps: ChatActionDeps): ChatActions {
   };
 
   return {
-    async send(text: string): Promise<void> {
+    async send(text: string, images?: ImageContent[]): Promise<void> {
       const trimmed = text.trim();
       if (!trimmed) return;
       const command = trimmed.startsWith("/") ? parseSlashCommand(trimmed) : undefined;
       if (command) return slash(command.name, command.args);
-      return prompt(text);
+      return prompt(text, images);
     },
     commands(): SlashCommand[] {
       return [...BUILTIN_SLASH_COMMANDS, ...(deps.extensionCommands?.() ?? [])];

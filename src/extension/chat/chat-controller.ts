@@ -26,6 +26,8 @@ import { chatSessionTitle } from "./chat-title";
 import { contextFileRefs, openContextFile } from "./chat-resources";
 import { insertAtCursor } from "./insert-code";
 import { queueMessage, queuePrompt, queuesNow, takeBack } from "./chat-queue";
+import { PromptAttachments } from "./prompt-attachments";
+import type { ImageContent } from "../../core/session/types";
 
 /** Where the controller's messages go: one per open chat webview (the side view, the editor panel). */
 export interface ChatSurface {
@@ -36,8 +38,8 @@ export interface ChatSurface {
 
 /** What the chat asks the rest of the extension to do (commands, pickers, the tree). */
 export interface ChatActions {
-  /** Runs the user's input: a prompt, `!cmd`, or a slash command. */
-  send(text: string): Promise<void>;
+  /** Runs the user's input: a prompt (with the images pasted into it), `!cmd`, or a slash command. */
+  send(text: string, images?: ImageContent[]): Promise<void>;
   /** The slash commands on offer now. */
   commands(): SlashCommand[];
   pickModel(): Promise<void>;
@@ -73,6 +75,8 @@ export class ChatController implements vscode.Disposable {
   private readonly disposables = new DisposableStore();
   private readonly binding = new DisposableStore();
   private readonly transcript = new ChatTranscript();
+  /** Images, the `@` search and dropped files of the input. */
+  private readonly attachments = new PromptAttachments(() => this.session);
   private session: AgentSession | undefined;
   private run: RunState | null = null;
   /** Text for the input that no visible chat has taken yet (it goes with the next full state). */
@@ -374,12 +378,21 @@ export class ChatController implements vscode.Disposable {
         surface.post(queueMessage(this.session));
         this.pendingInput = null;
         return;
-      case "send":
+      case "send": {
+        const images = await this.attachments.forPrompt(m.images).catch((error: Error) => {
+          surface.post({ type: "setInput", text: m.text });
+          throw error;
+        });
         // While the agent works, Enter steers it and Alt+Enter queues a follow-up, as in Pi.
-        if (queuesNow(this.session, m.text)) return queuePrompt(this.session, m.text, m.followUp ? "followUp" : "steer", (text) => this.notify("error", text));
-        return this.actions.send(m.text);
+        if (queuesNow(this.session, m.text)) return queuePrompt(this.session, m.text, images, m.followUp ? "followUp" : "steer", (text) => this.notify("error", text));
+        return this.actions.send(m.text, images);
+      }
       case "takeBackQueued":
         return this.takeBackQueued(m.id);
+      case "attachImage":
+      case "searchFiles":
+      case "resolveDrop":
+        return this.attachments.handle(surface, m);
       case "inputChanged":
         this.inputText = m.text;
         return;
@@ -435,6 +448,7 @@ export class ChatController implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.attachments.dispose();
     this.binding.dispose();
     this.disposables.dispose();
     this.surfaces.clear();

@@ -1,5 +1,6 @@
 import * as vscode from "vscode";
 import type { AgentSession } from "../../core/agent/agent-session";
+import type { ImageContent } from "../../core/session/types";
 import type { QueueMessage } from "../../protocol/chat-messages";
 
 /**
@@ -15,8 +16,8 @@ export function queuesNow(session: AgentSession | undefined, text: string): sess
 }
 
 /** Queues a prompt; the session delivers it (or it is taken back). A failure to record it is reported. */
-export function queuePrompt(session: AgentSession, text: string, kind: "steer" | "followUp", fail: (message: string) => void): void {
-  session.prompt(text, { streamingBehavior: kind }).catch((error: unknown) => {
+export function queuePrompt(session: AgentSession, text: string, images: ImageContent[] | undefined, kind: "steer" | "followUp", fail: (message: string) => void): void {
+  session.prompt(text, { streamingBehavior: kind, ...(images ? { images } : {}) }).catch((error: unknown) => {
     fail(vscode.l10n.t("The queued message was not sent: {0}", error instanceof Error ? error.message : String(error)));
   });
 }

@@ -67,36 +67,59 @@ export class ModelActions {
   }
 
   /**
-   * Imports the API keys of Pi's auth.json into SecretStorage after a confirmation that names the file,
-   * the providers, the keys it replaces and what it skips. Returns how many keys were imported.
+   * Imports the API keys and subscription logins of Pi's auth.json into SecretStorage after a
+   * confirmation that names the file, the providers, what it replaces and what it skips. Returns how
+   * many entries were imported.
    */
   async importPiCredentials(): Promise<number> {
     await this.models.ready;
     const file = this.piAuthFile();
     const entries = await readPiAuthFile(file);
-    const importable = entries.flatMap((entry) => (entry.importable ? [entry] : []));
+    const loginIds = new Set((await this.models.credentials.logins.providers().catch(() => [])).map((p) => p.id));
     const skipped = entries.flatMap((entry) => (entry.importable ? [] : [`${entry.provider} (${entry.reason})`]));
+    const importable = entries.flatMap((entry) => {
+      if (!entry.importable) return [];
+      if (entry.login && !loginIds.has(entry.provider)) {
+        skipped.push(`${entry.provider} (a subscription login this version of Arbor cannot use)`);
+        return [];
+      }
+      return [entry];
+    });
     if (importable.length === 0) {
       void vscode.window.showInformationMessage(
-        skipped.length ? vscode.l10n.t("{0} holds no API keys Arbor can import. Skipped: {1}.", file, skipped.join("; ")) : vscode.l10n.t("{0} holds no API keys Arbor can import.", file),
+        skipped.length ? vscode.l10n.t("{0} holds no API keys or logins Arbor can import. Skipped: {1}.", file, skipped.join("; ")) : vscode.l10n.t("{0} holds no API keys or logins Arbor can import.", file),
       );
       return 0;
     }
-    const names = importable.map((entry) => this.models.providerName(entry.provider));
-    const replacing = importable.filter((entry) => this.models.keys.has(entry.provider)).map((entry) => this.models.providerName(entry.provider));
+    const keys = importable.filter((entry) => entry.key !== undefined);
+    const logins = importable.filter((entry) => entry.login !== undefined);
+    const names = (list: typeof importable): string => list.map((entry) => this.models.providerName(entry.provider)).join(", ");
+    const replacing = importable.filter((entry) => (entry.login ? this.models.credentials.isLogin(entry.provider) : this.models.keys.has(entry.provider)));
     const detail = [
-      `API keys for: ${names.join(", ")}.`,
-      replacing.length > 0 ? `This replaces the keys Arbor has stored for: ${replacing.join(", ")}.` : "",
+      keys.length > 0 ? `API keys for: ${names(keys)}.` : "",
+      logins.length > 0 ? `Subscription logins for: ${names(logins)} (renewed by Arbor when they expire).` : "",
+      replacing.length > 0 ? `This replaces what Arbor has stored for: ${names(replacing)}.` : "",
       skipped.length > 0 ? `Skipped: ${skipped.join("; ")}.` : "",
-      "The keys are copied into VS Code's secret storage; the file is not changed.",
+      "They are copied into VS Code's secret storage; the file is not changed.",
     ]
       .filter(Boolean)
       .join("\n");
     const importLabel = vscode.l10n.t("Import");
-    const choice = await vscode.window.showWarningMessage(importable.length === 1 ? vscode.l10n.t("Import 1 API key from {0}?", file) : vscode.l10n.t("Import {0} API keys from {1}?", importable.length, file), { modal: true, detail }, importLabel);
+    const question =
+      logins.length === 0
+        ? keys.length === 1
+          ? vscode.l10n.t("Import 1 API key from {0}?", file)
+          : vscode.l10n.t("Import {0} API keys from {1}?", keys.length, file)
+        : importable.length === 1
+          ? vscode.l10n.t("Import 1 login from {0}?", file)
+          : vscode.l10n.t("Import {0} keys and logins from {1}?", importable.length, file);
+    const choice = await vscode.window.showWarningMessage(question, { modal: true, detail }, importLabel);
     if (choice !== importLabel) return 0;
-    for (const entry of importable) await this.models.keys.set(entry.provider, entry.key);
-    void vscode.window.showInformationMessage(vscode.l10n.t("Imported the API keys for {0} from {1}.", names.join(", "), file));
+    for (const entry of importable) {
+      if (entry.login) await this.models.credentials.logins.import(entry.provider, entry.login);
+      else await this.models.keys.set(entry.provider, entry.key);
+    }
+    void vscode.window.showInformationMessage(vscode.l10n.t("Imported the credentials for {0} from {1}.", names(importable), file));
     return importable.length;
   }
 }

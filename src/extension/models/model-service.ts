@@ -15,6 +15,7 @@ import { watchFiles } from "../../core/util/watch-files";
 import { InsecureSendGuard } from "./insecure-send";
 import { onDidChangeModelSettings, readModelSettings } from "./model-settings";
 import { SecretKeyStore } from "./secret-keys";
+import { StoredCredentials } from "./credential-stores";
 import { VSCODE_LM_PROVIDER, VsCodeLmProvider } from "./vscode-lm-provider";
 import { DEFAULT_RETRY_SETTINGS, type RetrySettings } from "../../core/agent/retry-policy";
 
@@ -52,6 +53,8 @@ const PI_DEFAULT_THINKING_LEVEL: ThinkingLevel = "medium";
 export class ModelService implements vscode.Disposable {
   readonly ready: Promise<void>;
   readonly keys: SecretKeyStore;
+  /** The API keys and the subscription logins, as model calls use them. */
+  readonly credentials: StoredCredentials;
   readonly insecureSend: InsecureSendGuard;
   readonly vscodeLm = new VsCodeLmProvider();
   /** Arbor's own models file (Pi's format), where "Add a Model..." writes. */
@@ -74,15 +77,16 @@ export class ModelService implements vscode.Disposable {
     private readonly agentDir: () => string,
   ) {
     this.keys = new SecretKeyStore(context.secrets, context.globalState);
+    this.credentials = new StoredCredentials(this.keys, context.secrets, context.globalState);
     this.insecureSend = new InsecureSendGuard(context.globalState);
     this.arborModelsFile = join(context.globalStorageUri.fsPath, "models.json");
-    this.disposables.push(this.keys, this.changed);
+    this.disposables.push(this.credentials, this.keys, this.changed);
     this.ready = this.init();
   }
 
   private async init(): Promise<void> {
-    await this.keys.verify().catch((error: Error) => this.log.warn(`checking stored API keys: ${error.message}`));
-    this.disposables.push(this.keys.onDidChange(() => this.changed.fire()));
+    await this.credentials.verify().catch((error: Error) => this.log.warn(`checking stored API keys and logins: ${error.message}`));
+    this.disposables.push(this.credentials.onDidChange(() => this.changed.fire()));
     this.disposables.push(
       onDidChangeModelSettings(() => {
         this.settings = readModelSettings();
@@ -98,10 +102,11 @@ export class ModelService implements vscode.Disposable {
     try {
       this.hub = await ModelHub.create({
         files: this.modelFiles(),
-        storedKeys: this.keys,
+        storedKeys: this.credentials,
         allowCommands: () => vscode.workspace.isTrusted,
         confirmInsecureSend: this.insecureSend.confirm,
         limits: () => this.settings.limits,
+        thinkingBudgets: () => this.piDefaults.thinkingBudgets,
         missingKeyHint: (provider) => `Run "Arbor: Set API Key..." for ${provider}, or "Arbor: Add a Model...".`,
       });
       this.hub.registry.onDidChange(() => {
@@ -338,6 +343,8 @@ function describeKeySource(source: KeySource | undefined): string | undefined {
   switch (source?.kind) {
     case "stored":
       return "a key stored in Arbor";
+    case "login":
+      return "a subscription login";
     case "environment":
       return source.variable;
     case "ambient":

@@ -1,8 +1,16 @@
 import * as vscode from "vscode";
 import type { StoredKeys } from "../../core/models/credentials";
 
-const SECRET_PREFIX = "arbor.apiKey/";
-const INDEX_KEY = "arbor.apiKeyProviders";
+/** Where a store keeps its secrets ("arbor.apiKey/<provider>") and the list of their providers. */
+export interface SecretNames {
+  prefix: string;
+  index: string;
+}
+
+/** The API keys' names (unchanged since the first release). */
+export const API_KEY_NAMES: SecretNames = { prefix: "arbor.apiKey/", index: "arbor.apiKeyProviders" };
+/** Subscription logins: pi-ai's OAuth credentials as JSON. */
+export const LOGIN_NAMES: SecretNames = { prefix: "arbor.oauth/", index: "arbor.oauthProviders" };
 
 /**
  * API keys the user entered in Arbor (or imported from Pi's auth.json), one SecretStorage entry per
@@ -19,12 +27,13 @@ export class SecretKeyStore implements StoredKeys, vscode.Disposable {
   constructor(
     private readonly secrets: vscode.SecretStorage,
     private readonly state: vscode.Memento,
+    private readonly names: SecretNames = API_KEY_NAMES,
   ) {
-    this.providers = new Set(state.get<string[]>(INDEX_KEY, []));
+    this.providers = new Set(state.get<string[]>(names.index, []));
     // Another window changed a key: bring the index up to date.
     this.subscription = secrets.onDidChange((event) => {
-      if (!event.key.startsWith(SECRET_PREFIX)) return;
-      const provider = event.key.slice(SECRET_PREFIX.length);
+      if (!event.key.startsWith(names.prefix)) return;
+      const provider = event.key.slice(names.prefix.length);
       void secrets.get(event.key).then((key) => this.note(provider, Boolean(key)));
     });
   }
@@ -32,7 +41,7 @@ export class SecretKeyStore implements StoredKeys, vscode.Disposable {
   /** Drops index entries whose secret is gone (removed outside Arbor, or another profile). */
   async verify(): Promise<void> {
     for (const provider of [...this.providers]) {
-      const key = await this.secrets.get(SECRET_PREFIX + provider);
+      const key = await this.secrets.get(this.names.prefix + provider);
       if (!key) await this.note(provider, false);
     }
   }
@@ -42,13 +51,13 @@ export class SecretKeyStore implements StoredKeys, vscode.Disposable {
   }
 
   async get(provider: string): Promise<string | undefined> {
-    return (await this.secrets.get(SECRET_PREFIX + provider)) || undefined;
+    return (await this.secrets.get(this.names.prefix + provider)) || undefined;
   }
 
   /** Stores a key; an empty key removes it. */
   async set(provider: string, key: string): Promise<void> {
-    if (key) await this.secrets.store(SECRET_PREFIX + provider, key);
-    else await this.secrets.delete(SECRET_PREFIX + provider);
+    if (key) await this.secrets.store(this.names.prefix + provider, key);
+    else await this.secrets.delete(this.names.prefix + provider);
     await this.note(provider, Boolean(key));
   }
 
@@ -62,7 +71,7 @@ export class SecretKeyStore implements StoredKeys, vscode.Disposable {
     if (present) this.providers.add(provider);
     else this.providers.delete(provider);
     if (had === present) return;
-    await this.state.update(INDEX_KEY, [...this.providers]);
+    await this.state.update(this.names.index, [...this.providers]);
     this.changed.fire(provider);
   }
 

@@ -69,6 +69,23 @@ describe("file checkpoints in the extension host", function () {
     await until(() => readFileSync(notes(), "utf8") === "written by the tool\n", "the files of the first turn");
     assert.equal(sm().getLeafId(), user2.parentId);
 
+    // Compare Branches: beside the conversation, the files of the two entries (the last one's were recorded as the leaf left it).
+    const said: string[] = [];
+    const w = vscode.window as unknown as Record<string, (...args: unknown[]) => Thenable<unknown>>;
+    const original = w.showInformationMessage!;
+    w.showInformationMessage = (message: unknown, ...items: unknown[]) => {
+      said.push(String(message));
+      return Promise.resolve(items.includes("Show File Changes") ? "Show File Changes" : undefined);
+    };
+    try {
+      await vscode.commands.executeCommand("arbor.compareBranches", user2.id, last);
+      await until(() => said.includes("The workspace's files at the two entries differ in 1 file."), "the file comparison offered");
+      await until(() => vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.label.startsWith("Files: "))), "the multi-file diff of the two entries");
+    } finally {
+      w.showInformationMessage = original;
+    }
+    await vscode.commands.executeCommand("workbench.action.closeAllEditors");
+
     await vscode.commands.executeCommand("arbor.tree.checkout", last);
     await until(() => existsSync(notes()) && readFileSync(notes(), "utf8") === "changed by bash\n", "the files of the second turn");
 

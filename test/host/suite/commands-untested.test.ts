@@ -85,7 +85,7 @@ describe("commands without a test before", function () {
       await answering("showWarningMessage", (message, options) => (record(message, options), Promise.resolve(undefined)), () => vscode.commands.executeCommand("arbor.importPiCredentials"));
       assert.equal(asked.length, 1);
       assert.equal(asked[0]!.message, `Import 1 API key from ${authFile}?`);
-      assert.match(asked[0]!.detail, /Skipped: host-subscription \(an OAuth login/);
+      assert.match(asked[0]!.detail, /Skipped: host-subscription \(a subscription login this version of Arbor cannot use\)/);
       assert.equal(arbor.models.keys.has("host-import"), false, "cancelled: nothing stored");
       assert.equal(await answering("showWarningMessage", () => Promise.resolve("Import"), () => vscode.commands.executeCommand<number>("arbor.importPiCredentials")), 1);
       assert.equal(arbor.models.keys.has("host-import"), true);

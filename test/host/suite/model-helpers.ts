@@ -16,6 +16,7 @@ export interface ModelsProbe {
   entries(): ModelEntry[];
   findEntry(model: { provider: string; id: string }): ModelEntry | undefined;
   readonly keys: { set(provider: string, key: string): Promise<void>; has(provider: string): boolean };
+  readonly credentials: { isLogin(provider: string): boolean; logins: { logout(provider: string): Promise<void> } };
 }
 
 export interface ModelTestApi {

@@ -1,3 +1,4 @@
+import { withCommandPrefix } from "../bash-command";
 import { SHELL_DISABLED_MESSAGE } from "../errors";
 import { runShellCommand } from "../shell/run-shell";
 import { requireString, textOutcome, type AgentTool, type ToolOutcome } from "./tool";
@@ -7,7 +8,7 @@ export const BACKGROUND_PROCESSES_NOTE =
   "[The command left processes running in the background. Their later output is not captured; they are stopped when the session ends.]";
 
 /** `bash`: runs a shell command in the session's cwd, output capped like `!cmd`. */
-export function createBashTool(options: { shellPath?: string } = {}): AgentTool {
+export function createBashTool(options: { shellPath?: string; commandPrefix?: () => string | undefined } = {}): AgentTool {
   return {
     runsShell: true,
     capsOwnOutput: true,
@@ -30,7 +31,8 @@ export function createBashTool(options: { shellPath?: string } = {}): AgentTool 
       if (!context.allowShell) return textOutcome(SHELL_DISABLED_MESSAGE, true);
       const command = requireString(args, "command");
       const timeoutMs = typeof args.timeout === "number" && args.timeout > 0 ? args.timeout * 1000 : context.commandTimeoutMs || undefined;
-      const result = await runShellCommand(command, {
+      // Pi's shellCommandPrefix goes before the command the user approved; it is the user's own setting.
+      const result = await runShellCommand(withCommandPrefix(options.commandPrefix?.(), command), {
         cwd: context.cwd,
         signal: context.signal,
         limits: context.limits,

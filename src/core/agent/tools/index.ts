@@ -26,6 +26,8 @@ export const BUILTIN_TOOL_NAMES: readonly string[] = ["read", "write", "edit", "
 
 export interface CodingToolsOptions {
   shellPath?: string;
+  /** Pi's `shellCommandPrefix`, read at each bash call. */
+  commandPrefix?: () => string | undefined;
   /** Where `grep` and `find` find ripgrep (default: `rg` on the PATH). */
   ripgrep?: RipgrepLocator;
 }
@@ -36,7 +38,7 @@ export function createCodingTools(options: CodingToolsOptions = {}): AgentTool[]
     createReadTool(),
     createWriteTool(),
     createEditTool(),
-    createBashTool({ shellPath: options.shellPath }),
+    createBashTool({ shellPath: options.shellPath, commandPrefix: options.commandPrefix }),
     createGrepTool({ ripgrep: options.ripgrep }),
     createFindTool({ ripgrep: options.ripgrep }),
     createLsTool(),

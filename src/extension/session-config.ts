@@ -1,5 +1,6 @@
 import * as vscode from "vscode";
 import type { AgentSessionConfig } from "../core/agent/agent-session";
+import type { QueueMode } from "../core/agent/message-queue";
 import type { LoadedResources } from "../core/resources";
 import type { SessionManager } from "../core/session/session-manager";
 import type { ModelService } from "./models/model-service";
@@ -16,7 +17,7 @@ function explicit<T>(c: vscode.WorkspaceConfiguration, key: string): T | undefin
  * What every agent session of this window gets: its models (every source, through the ModelService),
  * compaction settings, Pi's resources for its folder (read again before each prompt), and no shell in
  * an untrusted workspace. Arbor's own settings win where the user set them; else Pi's settings.json
- * (the user's, merged with the project's) gives compaction and the shell; else the defaults.
+ * (the user's, merged with the project's) gives compaction, the shell and the queue modes; else the defaults.
  */
 export function sessionConfig(models: ModelService, outputDirectory: string, resources?: (cwd: string) => LoadedResources): (sm: SessionManager) => Promise<AgentSessionConfig> {
   return async (sm) => {
@@ -29,6 +30,11 @@ export function sessionConfig(models: ModelService, outputDirectory: string, res
       outputDirectory,
       ...(resources ? { resources } : {}),
       ...(pi?.shellPath ? { shellPath: pi.shellPath } : {}),
+      // Read at each delivery, so that a changed setting applies to the next queued message.
+      queueModes: () => {
+        const chat = vscode.workspace.getConfiguration(SECTION);
+        return { steeringMode: explicit<QueueMode>(chat, "chat.steeringMode"), followUpMode: explicit<QueueMode>(chat, "chat.followUpMode") };
+      },
       compaction: {
         enabled: explicit<boolean>(c, "compaction.enabled") ?? pi?.compaction.enabled ?? true,
         reserveTokens: explicit<number>(c, "compaction.reserveTokens") ?? pi?.compaction.reserveTokens ?? 16384,

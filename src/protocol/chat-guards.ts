@@ -15,6 +15,7 @@ import {
   type ExtensionUiState,
   type ExtensionWidget,
   type HostToChatMessage,
+  type QueuedPrompt,
   type RunState,
   type SlashCommand,
   type TranscriptWindow,
@@ -140,6 +141,10 @@ function isContext(x: unknown): x is ContextUse | null {
   return x === null || (isRecord(x) && isCount(x.tokens) && isCount(x.window));
 }
 
+function isQueuedPrompt(x: unknown): x is QueuedPrompt {
+  return isRecord(x) && isId(x.id) && isOneOf(["steer", "followUp"] as const)(x.kind) && isText(x.text, CHAT_LIMITS.inputLength) && isCount(x.imageCount);
+}
+
 const isNotice = (x: unknown): x is string | null => x === null || isShort(x);
 
 const isLine = (x: unknown): x is string => isText(x, CHROME_LIMITS.lineLength);
@@ -212,6 +217,8 @@ export function isHostToChatMessage(x: unknown): x is HostToChatMessage {
       return isText(x.text, CHAT_LIMITS.inputLength);
     case "notice":
       return isOneOf(["info", "error"] as const)(x.level) && isShort(x.text);
+    case "queue":
+      return isArrayOf(x.queued, CHAT_LIMITS.queuedPrompts, isQueuedPrompt);
     default:
       return isAttachmentToChatMessage(x);
   }
@@ -227,9 +234,11 @@ export function isChatToHostMessage(x: unknown): x is ChatToHostMessage {
     case "addModel":
       return true;
     case "send":
-      return isText(x.text, CHAT_LIMITS.inputLength) && isPromptImages(x.images);
+      return isText(x.text, CHAT_LIMITS.inputLength) && isPromptImages(x.images) && isOptional(x.followUp, isBool);
     case "inputChanged":
       return isText(x.text, CHAT_LIMITS.inputLength);
+    case "takeBackQueued":
+      return isOptional(x.id, isId);
     case "requestItems":
       return isIndex(x.generation) && isIndex(x.start) && isIndex(x.end) && x.end >= x.start && x.end - x.start <= CHAT_LIMITS.requestSpan;
     case "setThinkingLevel":

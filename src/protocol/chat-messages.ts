@@ -226,6 +226,23 @@ export interface SetInputMessage {
   text: string;
 }
 
+/** A prompt typed while the agent worked, waiting to be delivered (shown above the input). */
+export interface QueuedPrompt {
+  /** The queue's id for it (sent back to take it back). */
+  id: string;
+  /** Steering (delivered after the current tool calls) or a follow-up (when the agent would stop). */
+  kind: "steer" | "followUp";
+  text: string;
+  /** Images sent with it. */
+  imageCount: number;
+}
+
+/** Every prompt waiting now, steering first (sent after the state, and on each change). */
+export interface QueueMessage {
+  type: "queue";
+  queued: QueuedPrompt[];
+}
+
 /** A line shown above the input until the next send (an error the user should read). */
 export interface NoticeMessage {
   type: "notice";
@@ -252,6 +269,7 @@ export type HostToChatMessage =
   | NoticeMessage
   | ExtensionUiMessage
   | FocusInputMessage
+  | QueueMessage
   | AttachmentToChatMessage;
 
 // ---------------------------------------------------------------------------
@@ -262,12 +280,22 @@ export interface ChatReadyMessage {
   type: "ready";
 }
 
-/** What the user typed: a prompt, `!cmd`, `!!cmd` or `/command args`; the host tells them apart. */
+/**
+ * What the user typed: a prompt, `!cmd`, `!!cmd` or `/command args`; the host tells them apart.
+ * A prompt sent while the agent works steers it (Enter), or waits as a follow-up (`followUp`: Alt+Enter).
+ */
 export interface SendMessage {
   type: "send";
   text: string;
   /** Images pasted or dropped into the input (see chat-attachments.ts). */
   images?: PromptImage[];
+  followUp?: boolean;
+}
+
+/** Takes a queued prompt (by id), or all of them (no id: Alt+Up), back into the input. */
+export interface TakeBackQueuedMessage {
+  type: "takeBackQueued";
+  id?: string;
 }
 
 /** The input's text changed (typed, recalled, set by the host): the host mirrors it for extensions' `getEditorText`. */
@@ -276,7 +304,7 @@ export interface InputChangedMessage {
   text: string;
 }
 
-/** Stop (the button, or Escape): aborts the running reply, command or compaction. */
+/** Stop (the button, or Escape): aborts the running reply, command or compaction, and takes back what was queued. */
 export interface StopMessage {
   type: "stop";
 }
@@ -344,6 +372,7 @@ export interface ChatLogMessage {
 export type ChatToHostMessage =
   | ChatReadyMessage
   | SendMessage
+  | TakeBackQueuedMessage
   | InputChangedMessage
   | StopMessage
   | RequestItemsMessage
@@ -372,4 +401,6 @@ export const CHAT_LIMITS = {
   /** Items a webview may ask for at once. */
   requestSpan: 2_000,
   messageLength: 100_000,
+  /** Prompts queued at once. */
+  queuedPrompts: 1_000,
 } as const;

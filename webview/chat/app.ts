@@ -16,6 +16,7 @@ import { Composer } from "./composer";
 import { ExtensionChromeView } from "./extension-chrome";
 import type { FoldState, LiveTools } from "./item-view";
 import { LiveArea } from "./live-reply";
+import { QueuedPromptsView } from "./queued-prompts";
 import { TranscriptList } from "./transcript-list";
 
 interface SavedState {
@@ -45,6 +46,7 @@ export class ChatApp {
   private readonly list: TranscriptList;
   private readonly live: LiveArea;
   private readonly composer: Composer;
+  private readonly queued = new QueuedPromptsView((id) => this.post({ type: "takeBackQueued", id }));
   private readonly attachments: Attachments;
   private readonly mentions: FileMention;
   private readonly folds: FoldState;
@@ -66,14 +68,16 @@ export class ChatApp {
     });
     this.live = new LiveArea(this.list.tail, () => this.list.tailChanged());
     this.composer = new Composer({
-      send: (text) => {
+      send: (text, followUp) => {
         this.showMessage(null);
         // Markers of large pastes go out as what was pasted; the images go with the text.
         const images = this.attachments.take();
-        this.post({ type: "send", text: this.attachments.pastes.expand(text), ...(images ? { images } : {}) });
+        this.post({ type: "send", text: this.attachments.pastes.expand(text), ...(images ? { images } : {}), ...(followUp ? { followUp } : {}) });
         this.list.scrollToBottom();
       },
       stop: () => this.post({ type: "stop" }),
+      takeBackQueued: () => this.post({ type: "takeBackQueued" }),
+      hasQueued: () => this.queued.size > 0,
       pickModel: () => this.post({ type: "pickModel" }),
       setThinkingLevel: (level) => this.post({ type: "setThinkingLevel", level }),
       changed: (input, history) => {
@@ -100,7 +104,7 @@ export class ChatApp {
     this.indicator.setAttribute("role", "status");
     this.indicator.setAttribute("aria-live", "polite");
     this.contextLine.hidden = true;
-    root.append(this.header, this.contextLine, this.list.element, this.indicator, this.notices, this.chrome.above, this.composer.element, this.chrome.below);
+    root.append(this.header, this.contextLine, this.list.element, this.indicator, this.notices, this.chrome.above, this.queued.element, this.composer.element, this.chrome.below);
 
     // Links in messages open through the host (VS Code asks before opening an untrusted domain);
     // the folds the reader opens are remembered across reloads of the view.
@@ -195,6 +199,8 @@ export class ChatApp {
         return this.setExtensionUi(m.ui);
       case "focusInput":
         return this.focusInput();
+      case "queue":
+        return this.queued.set(m.queued);
       case "imageAttached":
       case "dropResolved":
         return this.attachments.receive(m);

@@ -1,6 +1,7 @@
 /**
  * The chat input: Enter sends, Shift+Enter is a new line, Up on the first line recalls earlier
- * prompts, "/" offers the commands, Escape stops a running reply. Below it: the model and thinking
+ * prompts, "/" offers the commands, Escape stops a running reply. While the agent works (as in Pi)
+ * Enter steers it, Alt+Enter queues a follow-up, and Alt+Up takes the queued prompts back. Below it: the model and thinking
  * pickers, the context meter and the Send/Stop button.
  */
 import type { ThinkingLevel } from "../../src/core/session/types";
@@ -8,8 +9,13 @@ import type { ChatModel, ContextUse, SlashCommand } from "../../src/protocol/cha
 import { codicon, el } from "../shared/dom";
 
 export interface ComposerHandlers {
-  send(text: string): void;
+  /** `followUp`: Alt+Enter (while the agent works, the prompt waits until it would stop). */
+  send(text: string, followUp: boolean): void;
   stop(): void;
+  /** Alt+Up: every queued prompt back into the input. */
+  takeBackQueued(): void;
+  /** Whether prompts are queued now (Alt+Up does nothing without). */
+  hasQueued(): boolean;
   pickModel(): void;
   setThinkingLevel(level: ThinkingLevel): void;
   /** The input's text changed (saved with the webview state). */
@@ -17,6 +23,8 @@ export interface ComposerHandlers {
 }
 
 const HISTORY_LIMIT = 200;
+const IDLE_PLACEHOLDER = "Ask, or type / for commands, ! to run a shell command";
+const BUSY_PLACEHOLDER = "Enter steers the agent, Alt+Enter queues a follow-up";
 const THINKING_NAMES: Record<ThinkingLevel, string> = { off: "Thinking off", minimal: "Minimal", low: "Low", medium: "Medium", high: "High", xhigh: "Extra high" };
 
 /** The tallest the command list gets (it scrolls past that). */
@@ -41,7 +49,7 @@ export class Composer {
 
   constructor(private readonly handlers: ComposerHandlers) {
     this.input.rows = 3;
-    this.input.placeholder = "Ask, or type / for commands, ! to run a shell command";
+    this.input.placeholder = IDLE_PLACEHOLDER;
     this.input.setAttribute("aria-label", "Message");
     this.input.spellcheck = true;
     this.popup.setAttribute("role", "listbox");
@@ -108,6 +116,7 @@ export class Composer {
     this.sendButton.replaceChildren(codicon(busy ? "debug-stop" : "send"), el("span", "", busy ? stopLabel : "Send"));
     this.sendButton.classList.toggle("stop", busy);
     this.sendButton.title = busy ? `${stopLabel} (Escape)` : "Send (Enter)";
+    this.input.placeholder = busy ? BUSY_PLACEHOLDER : IDLE_PLACEHOLDER;
   }
 
   setModel(model: ChatModel | null, level: ThinkingLevel, context: ContextUse | null): void {
@@ -137,7 +146,7 @@ export class Composer {
     this.input.focus();
   }
 
-  private submit(): void {
+  private submit(followUp = false): void {
     const text = this.input.value;
     if (!text.trim()) return;
     if (this.history[this.history.length - 1] !== text) this.history.push(text);
@@ -147,7 +156,7 @@ export class Composer {
     this.input.value = "";
     this.popup.hidden = true;
     this.handlers.changed("", this.history);
-    this.handlers.send(text);
+    this.handlers.send(text, followUp);
   }
 
   private onKey(e: KeyboardEvent): void {
@@ -171,7 +180,14 @@ export class Composer {
     }
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
-      this.submit();
+      this.submit(e.altKey);
+      return;
+    }
+    if (e.key === "ArrowUp" && e.altKey) {
+      if (this.handlers.hasQueued()) {
+        e.preventDefault();
+        this.handlers.takeBackQueued();
+      }
       return;
     }
     if (e.key === "Escape" && this.busy) {

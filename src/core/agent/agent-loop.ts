@@ -7,6 +7,7 @@
  * before_provider_request, message_start/update/end, tool_execution_start, tool_call,
  * tool_execution_update, tool_result, tool_execution_end, turn_end; messages sent during the run
  * are recorded after a turn's tool calls (steering) or when the model would stop (follow-ups).
+ * As in Pi 0.73.1, a steering message never skips the tool calls the reply made: they all run first.
  */
 import { convertToLlm } from "../context/convert-to-llm";
 import { withoutImages } from "../context/blocked-images";
@@ -98,13 +99,20 @@ export async function runTurnLoop(input: TurnLoopInput): Promise<AssistantMessag
     if ((last.stopReason === "error" || silent) && !overflowRecovered && isContextOverflow(last, silent ? input.model.contextWindow : undefined)) {
       overflowRecovered = true;
       input.hooks?.notify?.({ type: "turn_end", turnIndex: turn, message: last, toolResults: [] });
-      if (await input.recoverFromOverflow()) continue;
+      if (await input.recoverFromOverflow()) {
+        pending = input.queue?.take("steer") ?? [];
+        continue;
+      }
       return last;
     }
     // A transient error: the failed reply stays in the file, out of the next call's context, as in Pi.
     if (last.stopReason === "error" && !input.signal.aborted && input.retry) {
       input.hooks?.notify?.({ type: "turn_end", turnIndex: turn, message: last, toolResults: [] });
-      if (await input.retry.shouldRetry(last, { contextWindow: input.model.contextWindow, retryAfter: streamed.retryAfter, signal: input.signal })) continue;
+      // As in Pi, the call is sent again as a continuation: steering that came meanwhile goes before it.
+      if (await input.retry.shouldRetry(last, { contextWindow: input.model.contextWindow, retryAfter: streamed.retryAfter, signal: input.signal })) {
+        pending = input.queue?.take("steer") ?? [];
+        continue;
+      }
       return last;
     }
     const calls = last.stopReason === "toolUse" ? last.content.filter((block): block is ToolCall => block.type === "toolCall") : [];
@@ -133,9 +141,9 @@ export async function recordQueued(items: readonly QueuedMessage[], input: RunRe
     try {
       const recorded = await recordRunMessage(input, item.message);
       input.added?.push(recorded.message);
-      item.settle(recorded.entryId);
+      item.settle({ kind: "recorded", entryId: recorded.entryId });
     } catch (error) {
-      item.settle(undefined, error instanceof Error ? error : new Error(String(error)));
+      item.settle({ kind: "failed", error: error instanceof Error ? error : new Error(String(error)) });
     }
   }
 }

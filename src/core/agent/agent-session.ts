@@ -22,7 +22,7 @@ import { AgentError, NO_MODEL_MESSAGE, readOnlyMessage, SHELL_DISABLED_MESSAGE }
 import { eventForSessionChange, type AgentSessionEvent } from "./events";
 import type { InputSource, SystemPromptOptions } from "./hook-events";
 import type { AgentSessionHooks } from "./hooks";
-import { MessageQueue, type QueuedMessage } from "./message-queue";
+import { MessageQueue, resolveQueueModes, type QueuedMessage, type QueuedMessageInfo, type QueueModes, type WithdrawnMessage } from "./message-queue";
 import { ModelSelection, type ModelSource } from "./model-selection";
 import { DEFAULT_OUTPUT_LIMITS, type OutputLimits } from "./output/output-limits";
 import type { ModelInfo, ModelProvider, ToolDefinition } from "./providers/provider";
@@ -96,6 +96,11 @@ export interface AgentSessionConfig {
   retrySettings?: () => RetrySettings;
   /** Test seam: the clock retries wait on. */
   retryClock?: RetryClock;
+  /**
+   * The host's own `steeringMode` / `followUpMode` where the user set them, read at each delivery;
+   * what it leaves unset comes from Pi's settings.json, else Pi's default ("one-at-a-time").
+   */
+  queueModes?: () => Partial<QueueModes>;
 }
 
 /** Takes a checkpoint of the workspace and records it in the session (see SessionCheckpoints). */
@@ -116,7 +121,9 @@ export type PromptResult =
   | { kind: "reply"; message: AssistantMessage }
   | ({ kind: "bash" } & BashRunResult)
   | { kind: "handled" }
-  | { kind: "queued"; entryId: string };
+  | { kind: "queued"; entryId: string }
+  /** A queued prompt taken back before it was delivered (`withdrawQueued`). */
+  | { kind: "withdrawn" };
 
 /** Tokens kept free for a branch summary's reply when no settings.json says (Pi's default). */
 export const DEFAULT_BRANCH_SUMMARY_RESERVE = 16_384;
@@ -168,7 +175,10 @@ export class AgentSession implements Disposable {
   private readonly limits: OutputLimits;
   private readonly slots = new RunSlots();
   private readonly compactor: SessionCompactor;
-  private readonly queue = new MessageQueue();
+  private readonly queue = new MessageQueue(
+    () => this.getQueueModes(),
+    () => this.emit({ type: "queue_changed", queued: this.queue.list() }),
+  );
   private readonly retry: AutoRetry;
   /** An agent run (not a compaction or summary) is going: messages sent now are steered into it. */
   private running = false;
@@ -255,6 +265,22 @@ export class AgentSession implements Disposable {
   /** Messages are waiting for the running reply. */
   hasPendingMessages(): boolean {
     return this.queue.has("steer") || this.queue.has("followUp");
+  }
+  /** An agent run is going (Pi's isStreaming): a prompt sent with `streamingBehavior` now is queued into it. */
+  isStreaming(): boolean {
+    return this.running;
+  }
+  /** The user's prompts queued into the running reply, steering first (see `queue_changed`). */
+  getQueuedMessages(): QueuedMessageInfo[] {
+    return this.queue.list();
+  }
+  /** Takes one queued prompt (by id) or all of them back before delivery; their `prompt` calls resolve "withdrawn". */
+  withdrawQueued(id?: string): WithdrawnMessage[] {
+    return this.queue.withdraw(id);
+  }
+  /** How many queued messages each delivery takes (the host's settings, else Pi's, else one at a time). */
+  getQueueModes(): QueueModes {
+    return resolveQueueModes(this.options.queueModes?.(), this.resources.current().settings.view);
   }
   /** Pi's `shellCommandPrefix` (settings.json, the project's over the user's), read at each command. */
   private shellCommandPrefix(): string | undefined {
@@ -410,9 +436,11 @@ export class AgentSession implements Disposable {
     if (options.source !== "extension") text = this.resources.expand(text);
     this.assertWritable();
     const content: (TextContent | ImageContent)[] = [{ type: "text", text }, ...(images ?? [])];
-    if (this.running && options.streamingBehavior) {
+    // Busy with a reply, or a compaction or summary: queued (what a run does not take starts one once it ends, see exclusive).
+    if (options.streamingBehavior && this.slots.isBusy("run")) {
       const user: UserMessage = { role: "user", content, timestamp: Date.now() };
-      return { kind: "queued", entryId: await this.queue.enqueue(options.streamingBehavior, user) };
+      const outcome = await this.queue.enqueue(options.streamingBehavior, user);
+      return "withdrawn" in outcome ? { kind: "withdrawn" } : { kind: "queued", entryId: outcome.entryId };
     }
     this.requireModel();
     return this.exclusive(options.signal, async (signal) => {
@@ -447,7 +475,7 @@ export class AgentSession implements Disposable {
    * messages held for the next turn), the turn loop, agent_end. Messages still queued when it ends
    * (stopped or failed) are recorded then.
    */
-  private async runAgent(signal: AbortSignal, opening: StoredMessage[], injected: StoredMessage[], systemPrompt: string | undefined): Promise<AssistantMessage> {
+  private async runAgent(signal: AbortSignal, opening: StoredMessage[], injected: StoredMessage[], systemPrompt: string | undefined, queuedOpening: QueuedMessage[] = []): Promise<AssistantMessage> {
     const { provider, model } = this.requireModel();
     const hooks = this.options.hooks;
     const added: AgentMessage[] = [];
@@ -462,6 +490,7 @@ export class AgentSession implements Disposable {
         if (message.role === "user") this.emit({ type: "message_start", message });
         added.push((await recordRunMessage(recorder, message)).message);
       }
+      await recordQueued(queuedOpening, recorder);
       await recordQueued(nextTurn, recorder);
       for (const message of injected) added.push((await recordRunMessage(recorder, message)).message);
       return await runTurnLoop({
@@ -491,7 +520,7 @@ export class AgentSession implements Disposable {
 
   /** Messages the run did not take (it stopped or failed) are recorded after it, never lost. */
   private async recordLeftovers(recorder: Parameters<typeof recordQueued>[1]): Promise<void> {
-    const left: QueuedMessage[] = [...this.queue.take("steer"), ...this.queue.take("followUp")];
+    const left: QueuedMessage[] = [...this.queue.takeAll("steer"), ...this.queue.takeAll("followUp")];
     if (left.length > 0) await recordQueued(left, recorder);
   }
 
@@ -665,8 +694,13 @@ export class AgentSession implements Disposable {
     this.assertWritable();
     const custom: CustomMessage = { role: "custom", customType: message.customType, content: message.content, display: message.display as boolean, timestamp: Date.now() };
     if (message.details !== undefined) custom.details = message.details;
-    if (options.deliverAs === "nextTurn") return this.queue.enqueue("nextTurn", custom);
-    if (this.running) return this.queue.enqueue(options.deliverAs === "followUp" ? "followUp" : "steer", custom);
+    // A custom message is never listed, so never taken back: it resolves with its entry.
+    const queued = async (kind: "steer" | "followUp" | "nextTurn"): Promise<string> => {
+      const outcome = await this.queue.enqueue(kind, custom);
+      return "entryId" in outcome ? outcome.entryId : "";
+    };
+    if (options.deliverAs === "nextTurn") return queued("nextTurn");
+    if (this.running) return queued(options.deliverAs === "followUp" ? "followUp" : "steer");
     // A compaction or branch summary is running: the message waits for it.
     if (this.slots.isBusy("run")) return this.slots.appendWhenIdle(() => this.appendCustom(custom));
     if (!options.triggerTurn) return this.appendCustom(custom);
@@ -744,7 +778,28 @@ export class AgentSession implements Disposable {
       return await work(slot.signal);
     } finally {
       slot.release();
+      this.startQueuedRun();
     }
+  }
+
+  /**
+   * Prompts queued while no reply could take them (a compaction or branch summary ran, or the one
+   * after a reply) start a run once the session is free, as Pi flushes them: the first delivery
+   * opens the run, the rest are delivered by it in their turn.
+   */
+  private startQueuedRun(): void {
+    if (this.disposed || this.slots.isBusy("run") || this.isReadOnly() || !this.selection.model) return;
+    const opening = this.queue.has("steer") ? this.queue.take("steer") : this.queue.take("followUp");
+    if (opening.length === 0) return;
+    void this.exclusive(undefined, async (signal) => {
+      let last: AssistantMessage | undefined;
+      this.emit({ type: "run_start" });
+      try {
+        last = await this.runAgent(signal, [], [], undefined, opening);
+      } finally {
+        this.emit({ type: "run_end", lastAssistant: last });
+      }
+    }).catch((error: unknown) => this.emit({ type: "error", error: error instanceof Error ? error : new Error(String(error)) }));
   }
 
   private requireModel(): { provider: ModelProvider; model: ModelInfo } {

@@ -11,6 +11,7 @@ import type {
   ThinkingLevel,
   ToolResultMessage,
 } from "../session/types";
+import type { QueuedMessageInfo } from "./message-queue";
 import type { ModelInfo, StreamEvent } from "./providers/provider";
 import type { ApprovalAnswer, ApprovalRequest } from "./safety/approvals";
 
@@ -80,6 +81,8 @@ export type AgentSessionEvent =
   | { type: "auto_retry_start"; attempt: number; maxAttempts: number; delayMs: number; errorMessage: string }
   /** Retrying ended: a call succeeded, or the retries were used up, refused or cancelled (`finalError`). */
   | { type: "auto_retry_end"; success: boolean; attempt: number; finalError?: string }
+  /** The user's prompts queued into the running reply changed (queued, delivered, taken back): all of them now. */
+  | { type: "queue_changed"; queued: QueuedMessageInfo[] }
   | { type: "model_changed"; model: ModelInfo | undefined }
   | { type: "thinking_level_changed"; level: ThinkingLevel }
   /** The session became a read-only view (another window took it over). */

@@ -3,6 +3,7 @@ export * from "./agent-session";
 export * from "./errors";
 export * from "./events";
 export * from "./hooks";
+export { DEFAULT_QUEUE_MODES, queueModeFrom, resolveQueueModes, type QueueMode, type QueueModes, type QueuedMessageInfo, type WithdrawnMessage } from "./message-queue";
 export { measureContextUsage, type ContextUsage } from "./auto-compaction";
 export { buildSystemPrompt, type SystemPromptInput } from "./system-prompt";
 export { TOOL_MESSAGES, ToolSet, type ToolConfirmationRequest, type ToolPolicy } from "./tool-runner";

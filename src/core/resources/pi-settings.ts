@@ -109,6 +109,9 @@ export interface PiSettingsView {
   shellCommandPrefix?: string;
   hideThinkingBlock?: boolean;
   enableSkillCommands: boolean;
+  /** How queued steering / follow-up messages are delivered (as written: the agent reads "all" or one at a time). */
+  steeringMode?: string;
+  followUpMode?: string;
 }
 
 export function viewSettings(merged: JsonObject): PiSettingsView {
@@ -127,5 +130,7 @@ export function viewSettings(merged: JsonObject): PiSettingsView {
     shellCommandPrefix: str(merged.shellCommandPrefix),
     hideThinkingBlock: bool(merged.hideThinkingBlock),
     enableSkillCommands: bool(merged.enableSkillCommands) ?? true,
+    steeringMode: str(merged.steeringMode),
+    followUpMode: str(merged.followUpMode),
   };
 }

@@ -25,6 +25,7 @@ import { ChatTranscript, type TranscriptUpdate } from "./chat-transcript";
 import { chatSessionTitle } from "./chat-title";
 import { contextFileRefs, openContextFile } from "./chat-resources";
 import { insertAtCursor } from "./insert-code";
+import { queueMessage, queuePrompt, queuesNow, takeBack } from "./chat-queue";
 import { PromptAttachments } from "./prompt-attachments";
 import type { ImageContent } from "../../core/session/types";
 
@@ -82,8 +83,6 @@ export class ChatController implements vscode.Disposable {
   private pendingInput: string | null = null;
   /** The input's text as the chat last reported or was given it (extensions read it with `ctx.ui.getEditorText()`). */
   private inputText = "";
-  /** Prompts sent while a reply was running: each goes out when the run before it ends. */
-  private readonly queued: string[] = [];
   /** What Pi extensions show in the chat's chrome (widgets, title, working indicator, thinking label). */
   private extensionUi: ExtensionUiState = EMPTY_EXTENSION_UI;
   /** The session info last sent, to send it again only when it changed. */
@@ -114,7 +113,6 @@ export class ChatController implements vscode.Disposable {
 
   private rebind(): void {
     this.binding.clear();
-    this.queued.length = 0;
     this.session = this.host.session;
     this.run = null;
     const session = this.session;
@@ -123,7 +121,10 @@ export class ChatController implements vscode.Disposable {
       this.binding.add(session.onEvent((event) => this.onEvent(event)));
       this.binding.add(session.sessionManager.onDidChange((change) => change.kind === "name" && this.refreshSessionInfo()));
     }
-    for (const surface of this.surfaces) surface.post(this.state());
+    for (const surface of this.surfaces) {
+      surface.post(this.state());
+      surface.post(queueMessage(session));
+    }
   }
 
   /** The full state, sent after `ready` and when the session is replaced. */
@@ -224,20 +225,6 @@ export class ChatController implements vscode.Disposable {
     this.broadcast({ type: "notice", level, text: text.slice(0, 100_000) });
   }
 
-  /** Sends the next queued prompt once nothing runs (after the event that ended the run has settled). */
-  private sendQueued(attempt = 0): void {
-    if (this.queued.length === 0) return;
-    setTimeout(() => {
-      if (this.queued.length === 0) return;
-      if (this.session?.isBusy()) {
-        if (attempt < 50) this.sendQueued(attempt + 1);
-        return;
-      }
-      const next = this.queued.shift()!;
-      void this.actions.send(next).catch((error: Error) => this.notify("error", error.message));
-    }, attempt === 0 ? 0 : 20);
-  }
-
   /** The run line's text before an approval dialog replaced it. */
   private labelBeforeApproval: string | undefined;
 
@@ -289,8 +276,7 @@ export class ChatController implements vscode.Disposable {
         this.postModelState();
         // The prompt read Pi's resources again: the line at the top shows what it sent, the / list what is there now.
         this.refreshSessionInfo();
-        this.postCommands();
-        return this.sendQueued();
+        return this.postCommands();
       case "message_start":
         if (event.message.role === "assistant") {
           this.broadcast({ type: "replyStart", provider: event.message.provider, model: event.message.model });
@@ -361,6 +347,8 @@ export class ChatController implements vscode.Disposable {
         return this.postModelState();
       case "read_only":
         return this.refreshSessionInfo();
+      case "queue_changed":
+        return this.broadcast(queueMessage(this.session));
       case "error":
         return this.notify("error", event.error.message);
       default:
@@ -387,21 +375,20 @@ export class ChatController implements vscode.Disposable {
     switch (m.type) {
       case "ready":
         surface.post(this.state());
+        surface.post(queueMessage(this.session));
         this.pendingInput = null;
         return;
       case "send": {
-        const plain = !m.text.trimStart().startsWith("/") && !m.text.trimStart().startsWith("!");
-        if (plain && this.session?.isBusy()) {
-          this.queued.push(m.text);
-          this.notify("info", `Queued: sent when the current reply ends (${this.queued.length} waiting). Stop ends the reply now.`);
-          return;
-        }
         const images = await this.attachments.forPrompt(m.images).catch((error: Error) => {
           surface.post({ type: "setInput", text: m.text });
           throw error;
         });
+        // While the agent works, Enter steers it and Alt+Enter queues a follow-up, as in Pi.
+        if (queuesNow(this.session, m.text)) return queuePrompt(this.session, m.text, images, m.followUp ? "followUp" : "steer", (text) => this.notify("error", text));
         return this.actions.send(m.text, images);
       }
+      case "takeBackQueued":
+        return this.takeBackQueued(m.id);
       case "attachImage":
       case "searchFiles":
       case "resolveDrop":
@@ -410,10 +397,8 @@ export class ChatController implements vscode.Disposable {
         this.inputText = m.text;
         return;
       case "stop":
-        // Stop also takes back what was queued: it returns to the input, as Pi restores it.
-        if (this.queued.length) {
-          surface.post({ type: "setInput", text: this.queued.splice(0).join("\n\n") });
-        }
+        // Stop also takes back what was queued: it returns to the input, as Pi restores it on Escape.
+        this.takeBackQueued(undefined);
         // During the wait before a retry, Stop cancels the retry (the reply ends with its error), as Escape does in Pi.
         if (this.session?.isRetrying()) this.session.abortRetry();
         else this.session?.abort();
@@ -454,6 +439,12 @@ export class ChatController implements vscode.Disposable {
         else this.log.info(`chat webview: ${m.message}`);
         return;
     }
+  }
+
+  /** Puts one queued prompt, or all of them, back into the input, before what is typed there. */
+  private takeBackQueued(id: string | undefined): void {
+    const text = takeBack(this.session, id, this.inputText);
+    if (text !== undefined) this.setInput(text);
   }
 
   dispose(): void {

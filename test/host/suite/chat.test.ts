@@ -1,7 +1,8 @@
 /**
  * The chat in a real extension host, against a scripted OpenAI-compatible server on 127.0.0.1: a
  * prompt streams and is appended, Stop records the partial reply as Pi records it, an HTTP error is
- * shown and recorded, /compact and automatic compaction land in the file, a branch summary shows in
+ * shown and recorded, a prompt sent during a reply steers it after the tool result (a follow-up
+ * waits for the reply's end) and Stop gives queued prompts back, /compact and automatic compaction land in the file, a branch summary shows in
  * the chat, and a checkout of a user message puts its text in the input. Every file is read back
  * with the reference package.
  */
@@ -138,29 +139,54 @@ describe("the chat in the extension host", function () {
     assert.match(last.errorMessage ?? "", /the scripted server broke/);
   });
 
-  it("queues a prompt sent while a reply runs and sends it when that reply ends; Stop gives queued text back", async () => {
+  it("a prompt sent while a reply runs steers it (after the tool result) and a follow-up waits for the reply's end; both are listed until delivered", async () => {
     surface.clear();
     const before = server.requests.length;
-    server.script(reply.text("First answer, slowly.", { chunks: 6, delayMs: 150 }), reply.text("Second answer."));
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const call = reply.toolCall({ name: "ls", arguments: { path: "." } }).steps;
+    server.script(
+      reply.steps(call[0]!, { type: "chunk", delta: { content: "Listing first." } }, { type: "wait", until: gate }, ...call.slice(1)),
+      reply.text("Answer to the steer."),
+      reply.text("Answer to the follow-up."),
+    );
     send("first question");
     await until(() => surface.of("replyDelta").length > 0, "the first reply streaming");
-    send("second question");
-    assert.match(surface.of("notice").at(-1)?.text ?? "", /Queued/);
-    await until(() => surface.of("itemsAppended").flatMap((m) => m.items).filter((i) => i?.kind === "assistant").length === 2, "both replies");
+    send("STEERED question");
+    chat().receive(surface, { type: "send", text: "FOLLOW-UP question", followUp: true });
+    await until(() => surface.of("queue").at(-1)?.queued.length === 2, "both prompts listed");
+    assert.deepEqual(surface.of("queue").at(-1)!.queued.map((q) => [q.kind, q.text]), [["steer", "STEERED question"], ["followUp", "FOLLOW-UP question"]]);
+    assert.equal(server.requests.length - before, 1, "nothing more asked of the model while the reply runs");
+    open();
+    await until(() => surface.of("itemsAppended").flatMap((m) => m.items).filter((i) => i?.kind === "assistant").length === 3, "three replies");
     await idle();
-    assert.equal(server.requests.length - before, 2);
-    const users = sm().getBranch().flatMap((e) => (e.type === "message" && e.message.role === "user" ? [JSON.stringify(e.message.content)] : []));
-    assert.match(users.at(-2) ?? "", /first question/);
-    assert.match(users.at(-1) ?? "", /second question/);
+    assert.deepEqual(surface.of("queue").at(-1)!.queued, []);
+    assert.equal(server.requests.length - before, 3);
+    const tail = sm()
+      .getBranch()
+      .flatMap((e) => (e.type === "message" ? [e.message.role === "user" ? `user: ${JSON.stringify(e.message.content)}` : e.message.role] : []))
+      .slice(-7);
+    assert.deepEqual(
+      tail.map((t) => t.replace(/^user: .*(first|STEERED|FOLLOW-UP) question.*$/, "user: $1")),
+      ["user: first", "assistant", "toolResult", "user: STEERED", "assistant", "user: FOLLOW-UP", "assistant"],
+    );
+  });
 
+  it("Stop gives the queued prompts back to the input and records none of them", async () => {
     surface.clear();
     server.script(reply.hang("Never ends", { chunks: 2, delayMs: 50 }));
     send("third question");
     await until(() => surface.of("replyDelta").length > 0, "the third reply streaming");
     send("fourth question");
+    chat().receive(surface, { type: "send", text: "fifth question", followUp: true });
+    await until(() => surface.of("queue").at(-1)?.queued.length === 2, "both prompts listed");
     chat().receive(surface, { type: "stop" });
     await idle();
-    assert.equal(surface.of("setInput").at(-1)?.text, "fourth question");
+    assert.equal(surface.of("setInput").at(-1)?.text, "fourth question\n\nfifth question");
+    assert.deepEqual(surface.of("queue").at(-1)!.queued, []);
+    const users = sm().getBranch().flatMap((e) => (e.type === "message" && e.message.role === "user" ? [JSON.stringify(e.message.content)] : []));
+    assert.equal(users.some((u) => /fourth|fifth/.test(u)), false);
+    chat().receive(surface, { type: "inputChanged", text: "" });
   });
 
   it("runs !cmd as a shell command and records it with its exit code; !!cmd stays out of the context", async () => {

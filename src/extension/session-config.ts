@@ -1,7 +1,8 @@
 import * as vscode from "vscode";
 import type { AgentSessionConfig } from "../core/agent/agent-session";
 import type { QueueMode } from "../core/agent/message-queue";
-import type { LoadedResources } from "../core/resources";
+import { viewSettings, type LoadedResources } from "../core/resources";
+import { isThinkingLevel } from "../core/agent/model-selection";
 import type { SessionManager } from "../core/session/session-manager";
 import type { ModelService } from "./models/model-service";
 import { vscodeRipgrep } from "./builtin-tools-config";
@@ -22,9 +23,16 @@ function explicit<T>(c: vscode.WorkspaceConfiguration, key: string): T | undefin
 export function sessionConfig(models: ModelService, outputDirectory: string, resources?: (cwd: string) => LoadedResources): (sm: SessionManager) => Promise<AgentSessionConfig> {
   return async (sm) => {
     const c = vscode.workspace.getConfiguration(SECTION);
-    const pi = resources?.(sm.getCwd()).settings.view;
+    const loaded = resources?.(sm.getCwd()).settings;
+    const pi = loaded?.view;
+    // The project's own `.pi/settings.json` defaults (the user's are the ModelService's own, lower down).
+    const project = loaded ? viewSettings(loaded.project) : undefined;
+    const projectModel = project?.defaultProvider && project.defaultModel ? { provider: project.defaultProvider, id: project.defaultModel } : undefined;
+    const projectLevel = project?.defaultThinkingLevel && isThinkingLevel(project.defaultThinkingLevel) ? project.defaultThinkingLevel : undefined;
     return {
       ...(await models.sessionConfig()),
+      ...(projectModel ? { defaultModel: () => models.defaultModel(projectModel) } : {}),
+      ...(projectLevel ? { defaultThinkingLevel: models.defaultThinkingLevel(projectLevel) } : {}),
       allowShell: vscode.workspace.isTrusted,
       ripgrep: vscodeRipgrep(),
       outputDirectory,

@@ -227,16 +227,20 @@ export class ModelService implements vscode.Disposable {
 
   // ------------------------------------------------------------------ defaults and sessions
 
-  /** In order: `arbor.model.default`, the model last chosen in Arbor, Pi's default from its settings.json. */
-  preferences(): ModelKey[] {
+  /**
+   * In order: `arbor.model.default`, the project's default in its `.pi/settings.json` (as Pi, where the
+   * project's setting wins over the model last chosen, which Pi keeps in the user's file), the model
+   * last chosen in Arbor, Pi's default from the user's settings.json.
+   */
+  preferences(project?: ModelKey): ModelKey[] {
     const last = parseModelKey(this.context.globalState.get<string>(LAST_MODEL_KEY));
     const pi = this.piDefaults.provider && this.piDefaults.model ? { provider: this.piDefaults.provider, id: this.piDefaults.model } : undefined;
-    return [this.settings.defaultModel, last, pi].filter((key): key is ModelKey => key !== undefined);
+    return [this.settings.defaultModel, project, last, pi].filter((key): key is ModelKey => key !== undefined);
   }
 
-  /** The model new sessions start with (see default-model.ts). */
-  defaultModel(): ModelInfo | undefined {
-    const preferences = this.preferences();
+  /** The model new sessions start with (see default-model.ts); `project`: the session folder's Pi default. */
+  defaultModel(project?: ModelKey): ModelInfo | undefined {
+    const preferences = this.preferences(project);
     for (const preference of preferences) {
       if (preference.provider === VSCODE_LM_PROVIDER) return this.describeVsCodeModel(preference.id);
       if (this.hub?.describe(preference)) break;
@@ -252,9 +256,9 @@ export class ModelService implements vscode.Disposable {
     return this.settings.enabledModels ?? this.piDefaults.enabledModels ?? [];
   }
 
-  /** `arbor.model.defaultThinkingLevel`, else Pi's default from its settings.json, else Pi's own default. */
-  defaultThinkingLevel(): ThinkingLevel {
-    return this.settings.defaultThinkingLevel ?? this.piDefaults.thinkingLevel ?? PI_DEFAULT_THINKING_LEVEL;
+  /** `arbor.model.defaultThinkingLevel`, else the project's Pi default, else the user's, else Pi's own default. */
+  defaultThinkingLevel(project?: ThinkingLevel): ThinkingLevel {
+    return this.settings.defaultThinkingLevel ?? project ?? this.piDefaults.thinkingLevel ?? PI_DEFAULT_THINKING_LEVEL;
   }
 
   /** Remembers the user's choice as the default for new sessions, as Pi does. */

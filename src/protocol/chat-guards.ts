@@ -58,7 +58,16 @@ function isPart(x: unknown): x is AssistantPart {
 }
 
 function isUsage(x: unknown): boolean {
-  return isRecord(x) && isCount(x.input) && isCount(x.output) && isCount(x.totalTokens);
+  const optionalCount = (v: unknown): boolean => v === undefined || isCount(v);
+  return (
+    isRecord(x) &&
+    isCount(x.input) &&
+    isCount(x.output) &&
+    isCount(x.totalTokens) &&
+    optionalCount(x.cacheRead) &&
+    optionalCount(x.cacheWrite) &&
+    (x.cost === undefined || (isRecord(x.cost) && optionalCount(x.cost.total)))
+  );
 }
 
 function itemFieldsOk(x: Fields): boolean {

@@ -287,13 +287,21 @@ describe("Chat webview in Chromium", function () {
     assert.equal(await page.evaluate("document.querySelector('.item .md pre code').textContent"), code, "the block's own text is untouched");
   });
 
-  it("leaves the token count out of the header of a reply that reports none (a stopped reply)", async () => {
+  it("shows each reply's tokens and cost in a muted line under it, tokens only where the model has no prices, nothing for a stopped reply", async () => {
     const zero = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
-    await send(chatState([userItem("u1", "hi"), replyItem("a1", "Half an ans", { stopReason: "aborted", usage: zero }), replyItem("a2", "Done.")]));
+    const priced = { input: 3210, output: 154, cacheRead: 6100, cacheWrite: 2890, totalTokens: 12_354, cost: { input: 0.00963, output: 0.00231, cacheRead: 0.00183, cacheWrite: 0.0108375, total: 0.0246075 } };
+    const local = { input: 5120, output: 230, cacheRead: 0, cacheWrite: 0, totalTokens: 5350, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+    await send(chatState([userItem("u1", "hi"), replyItem("a1", "Half an ans", { stopReason: "aborted", usage: zero }), replyItem("a2", "Done.", { usage: priced }), replyItem("a3", "Local.", { usage: local })]));
     await frame();
-    const heads = await text(".item-head");
-    assert.doesNotMatch(heads, /\b0 tokens/);
-    assert.match(heads, /[\d.]+k? tokens/, `a reply that reports its usage still shows it: ${heads}`);
+    const lineOf = async (id: string): Promise<string[]> => (await page.evaluate(`[...document.querySelectorAll('.item[data-entry-id="${id}"] > .reply-usage')].map((n) => n.textContent)`)) as string[];
+    assert.deepEqual(await lineOf("a1"), [], "a reply that used nothing has no line");
+    assert.deepEqual(await lineOf("a2"), ["↑3.2k ↓154 R6.1k W2.9k $0.025"]);
+    assert.deepEqual(await lineOf("a3"), ["↑5.1k ↓230"], "no prices: tokens only");
+    const tip = (await page.evaluate(`document.querySelector('.item[data-entry-id="a2"] > .reply-usage').title`)) as string;
+    assert.match(tip, /Input: 3,210 tokens\nOutput: 154 tokens\nCache read: 6,100 tokens\nCache write: 2,890 tokens\nTotal: 12,354 tokens\nCost: \$0\.0246/);
+    assert.doesNotMatch(await text(".item-head"), /tokens/, "the count is not repeated in the header");
+    const [itemBox, lineBox] = (await page.evaluate(`(() => { const n = document.querySelector('.item[data-entry-id="a2"]'); const l = n.querySelector('.reply-usage'); return [n.getBoundingClientRect().bottom, l.getBoundingClientRect().bottom]; })()`)) as number[];
+    assert.ok(lineBox! <= itemBox! + 0.5, "the line sits inside the reply, at its end");
   });
 
   it("keeps the / list inside a short chat view, its first and selected row reachable", async () => {

@@ -56,3 +56,22 @@ export async function loadCostLookup(loader: PiAiLoader = piAi): Promise<CostLoo
   if (typeof root.calculateCost !== "function" || typeof root.getModels !== "function") return () => undefined;
   return costLookupFrom(root as PiPricing);
 }
+
+let loaded: CostLookup | undefined;
+let loading: Promise<CostLookup> | undefined;
+
+/**
+ * pi-ai's prices for this process: loaded on the first call (the catalog is loaded once per
+ * process anyway), then answered from memory.
+ */
+export function loadPrices(loader: PiAiLoader = piAi): Promise<CostLookup> {
+  loading ??= loadCostLookup(loader).then((lookup) => (loaded = lookup));
+  // A failed load (a broken install) is tried again next time.
+  loading.catch(() => (loading = undefined));
+  return loading;
+}
+
+/** The prices once {@link loadPrices} has loaded them, else undefined (replies that recorded no cost show tokens only until then). */
+export function pricesNow(): CostLookup | undefined {
+  return loaded;
+}

@@ -337,3 +337,15 @@ export class UsageLedger {
     return this.priced(totals, unrecorded, lookup);
   }
 }
+
+/**
+ * A reply with the cost its line shows: the recorded one, or (when none was recorded) the one the
+ * prices give, as a copy; the reply itself when there is nothing to add.
+ */
+export function pricedReply<T extends { provider: string; model: string; usage?: Usage }>(reply: T, lookup: CostLookup | undefined): T {
+  const usage = reply.usage;
+  if (!usage || !lookup || recordedCost(usage) > 0) return reply;
+  const cost = replyCost(usage, reply.provider, reply.model, lookup);
+  if (cost === undefined || cost === 0) return reply;
+  return { ...reply, usage: { ...usage, cost: { ...(usage.cost ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }), total: cost } } };
+}

@@ -15,6 +15,7 @@
 import type { ThinkingLevel } from "../core/session/types";
 import type { ExtensionUiState } from "../core/pi-extensions/chrome";
 import type { TranscriptItem } from "../core/transcript/transcript";
+import type { SessionStats } from "../core/session/session-stats";
 
 export type { ExtensionUiState, ExtensionWidget } from "../core/pi-extensions/chrome";
 
@@ -225,6 +226,14 @@ export interface SetInputMessage {
   text: string;
 }
 
+export type { SessionStats } from "../core/session/session-stats";
+
+/** `/session`: shown above the input until closed or the next send. */
+export interface SessionStatsMessage {
+  type: "sessionStats";
+  stats: SessionStats;
+}
+
 /** A line shown above the input until the next send (an error the user should read). */
 export interface NoticeMessage {
   type: "notice";
@@ -234,6 +243,7 @@ export interface NoticeMessage {
 
 export type HostToChatMessage =
   | ChatStateMessage
+  | SessionStatsMessage
   | TranscriptResetMessage
   | ItemsAppendedMessage
   | ItemUpdatedMessage

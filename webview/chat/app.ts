@@ -15,6 +15,7 @@ import { ExtensionChromeView } from "./extension-chrome";
 import type { FoldState, LiveTools } from "./item-view";
 import { LiveArea } from "./live-reply";
 import { TranscriptList } from "./transcript-list";
+import { renderSessionStats } from "./session-stats-view";
 
 interface SavedState {
   input: string;
@@ -38,6 +39,7 @@ export class ChatApp {
   private readonly restricted = el("div", "notice notice-restricted");
   private readonly readOnly = el("div", "notice notice-readonly");
   private readonly message = el("div", "notice notice-message");
+  private readonly stats = el("div", "notice notice-stats");
   private readonly indicator = el("div", "run-indicator");
   private readonly chrome: ExtensionChromeView;
   private readonly list: TranscriptList;
@@ -64,6 +66,7 @@ export class ChatApp {
     this.composer = new Composer({
       send: (text) => {
         this.showMessage(null);
+        this.stats.hidden = true;
         this.post({ type: "send", text });
         this.list.scrollToBottom();
       },
@@ -86,8 +89,8 @@ export class ChatApp {
     this.restricted.append(codicon("shield"), el("span", "notice-text"));
     this.readOnly.append(codicon("lock"), el("span", "notice-text"));
     this.message.append(codicon("error"), el("span", "notice-text"));
-    for (const n of [this.noModel, this.restricted, this.readOnly, this.message]) n.hidden = true;
-    this.notices.append(this.readOnly, this.restricted, this.noModel, this.message);
+    for (const n of [this.noModel, this.restricted, this.readOnly, this.message, this.stats]) n.hidden = true;
+    this.notices.append(this.readOnly, this.restricted, this.noModel, this.message, this.stats);
     this.indicator.setAttribute("role", "status");
     this.indicator.setAttribute("aria-live", "polite");
     this.contextLine.hidden = true;
@@ -182,6 +185,10 @@ export class ChatApp {
         return this.composer.setText(m.text);
       case "notice":
         return this.showMessage(m.text, m.level);
+      case "sessionStats":
+        renderSessionStats(this.stats, m.stats, () => (this.stats.hidden = true));
+        this.stats.hidden = false;
+        return;
       case "extensionUi":
         return this.setExtensionUi(m.ui);
       case "focusInput":

@@ -173,6 +173,11 @@ export class UsageLedger {
     return this.scanned < this.source.size;
   }
 
+  /** Entries not taken in yet. */
+  get pending(): number {
+    return this.source.size - this.scanned;
+  }
+
   /** Takes in every entry appended since the last catch-up, now. */
   catchUp(): void {
     const steps = this.catchUpSteps();

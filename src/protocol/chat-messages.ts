@@ -15,7 +15,7 @@
 import type { ThinkingLevel } from "../core/session/types";
 import type { ExtensionUiState } from "../core/pi-extensions/chrome";
 import type { TranscriptItem } from "../core/transcript/transcript";
-import type { SessionStats } from "../core/session/session-stats";
+import type { SessionStats } from "../core/session/usage-totals";
 
 export type { ExtensionUiState, ExtensionWidget } from "../core/pi-extensions/chrome";
 
@@ -226,7 +226,7 @@ export interface SetInputMessage {
   text: string;
 }
 
-export type { SessionStats } from "../core/session/session-stats";
+export type { SessionStats } from "../core/session/usage-totals";
 
 /** `/session`: shown above the input until closed or the next send. */
 export interface SessionStatsMessage {

@@ -5,17 +5,10 @@
  * runs in slices. Pure core: no `vscode`.
  */
 import type { SessionReader } from "./session-reader";
-import type { CostLookup, UsageTotals } from "./usage-totals";
+import type { CostLookup, SessionStats } from "./usage-totals";
 import { runStepsInSlices } from "../util/steps";
 
-export interface SessionStats {
-  name: string | null;
-  /** null for a session not saved yet. */
-  file: string | null;
-  id: string;
-  path: UsageTotals;
-  wholeFile: UsageTotals;
-}
+export type { SessionStats } from "./usage-totals";
 
 /** The stats of a session now (its ledger caught up first, in slices). */
 export async function sessionStatsOf(sm: SessionReader, prices: CostLookup | undefined): Promise<SessionStats> {

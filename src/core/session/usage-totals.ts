@@ -49,6 +49,16 @@ export interface UsageTotals {
   unpriced: number;
 }
 
+/** What `/session` reports (see session-stats.ts): kept here, apart from the session reader, for the webview. */
+export interface SessionStats {
+  name: string | null;
+  /** null for a session not saved yet. */
+  file: string | null;
+  id: string;
+  path: UsageTotals;
+  wholeFile: UsageTotals;
+}
+
 /**
  * The cost in dollars of `tokens` at the prices of a model, or undefined when the model is not
  * known or has no prices (a local model). Arbor's answers through pi-ai's `calculateCost`.

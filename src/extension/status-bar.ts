@@ -38,6 +38,11 @@ export class StatusBar implements vscode.Disposable {
     return this.item.text;
   }
 
+  /** What its tooltip says now (for Arbor's own extension-host tests). */
+  get tooltip(): string {
+    return typeof this.item.tooltip === "string" ? this.item.tooltip : (this.item.tooltip?.value ?? "");
+  }
+
   /** Whether the item is shown (it is hidden while no session is open). */
   get visible(): boolean {
     return this.shown;

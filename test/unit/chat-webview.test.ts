@@ -304,6 +304,41 @@ describe("Chat webview in Chromium", function () {
     assert.ok(lineBox! <= itemBox! + 0.5, "the line sits inside the reply, at its end");
   });
 
+  it("/session shows Pi's Session Info with a column for the current path and one for the whole file, until closed or the next send", async () => {
+    const totals = (n: number, cost: number, unpriced = 0) => ({
+      messages: { user: n, assistant: n, toolCalls: 2 * n, toolResults: 2 * n, bash: 0, custom: 0, branchSummaries: 0, compactions: n > 2 ? 1 : 0, total: 5 * n + (n > 2 ? 1 : 0) },
+      tokens: { input: 1000 * n, output: 100 * n, cacheRead: 0, cacheWrite: 0, total: 1100 * n },
+      cost,
+      unpriced,
+    });
+    await send(chatState([userItem("u1", "hi")]));
+    await send({ type: "sessionStats", stats: { name: "Fix <b>CI</b>", file: "/home/u/.pi/s.jsonl", id: "01a2", path: totals(2, 0.0123), wholeFile: totals(3, 0.5, 1) } });
+    await frame();
+    const row = async (key: string): Promise<string[]> => (await page.evaluate(`[...document.querySelectorAll('.notice-stats tr[data-row="${key}"] td')].map((n) => n.textContent)`)) as string[];
+    assert.equal(await page.evaluate("document.querySelector('.notice-stats').hidden"), false);
+    assert.match(await text(".notice-stats .stats-facts"), /Name:Fix <b>CI<\/b>File:\/home\/u\/\.pi\/s\.jsonlID:01a2/);
+    assert.deepEqual(await row("Messages:User"), ["User", "2", "3"]);
+    assert.deepEqual(await row("Messages:Tool Calls"), ["Tool Calls", "4", "6"]);
+    assert.deepEqual(await row("Messages:Compactions"), ["Compactions", "0", "1"]);
+    assert.deepEqual(await row("Messages:Total"), ["Total", "10", "16"]);
+    assert.deepEqual(await row("Messages:Shell"), [], "a kind that is 0 in both columns is left out");
+    assert.deepEqual(await row("Tokens:Input"), ["Input", "2,000", "3,000"]);
+    assert.deepEqual(await row("Tokens:Cache Read"), [], "as in Pi: no cache rows without caching");
+    assert.deepEqual(await row("Cost:Total"), ["Total", "$0.0123", "$0.5000"]);
+    assert.match(await text(".notice-stats .stats-note"), /1 reply of a model without prices/);
+    await page.locator(".notice-stats .stats-close").click();
+    assert.equal(await page.evaluate("document.querySelector('.notice-stats').hidden"), true, "Close hides it");
+    await send({ type: "sessionStats", stats: { name: null, file: null, id: "01a2", path: totals(1, 0), wholeFile: totals(1, 0) } });
+    await frame();
+    assert.match(await text(".notice-stats .stats-facts"), /File:Not saved yet/);
+    assert.equal(await count(".notice-stats tr[data-row^='Cost']"), 0, "no cost section when nothing had a cost");
+    await page.locator("textarea.input").click();
+    await page.keyboard.type("next prompt");
+    await page.keyboard.press("Enter");
+    assert.equal(await page.evaluate("document.querySelector('.notice-stats').hidden"), true, "the next send hides it");
+    assert.deepEqual(await page.evaluate("window.__arbor.violations"), []);
+  });
+
   it("keeps the / list inside a short chat view, its first and selected row reachable", async () => {
     // A new user's side bar at 1280x800 gave the chat about 280 px: the list ran off the top.
     await page.setViewportSize({ width: 300, height: 150 });

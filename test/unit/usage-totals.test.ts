@@ -8,7 +8,7 @@ import * as assert from "node:assert/strict";
 import { join, resolve } from "node:path";
 import { SessionManager } from "../../src/core/session/session-manager";
 import type { AssistantMessage, SessionEntry, Usage } from "../../src/core/session/types";
-import { UsageLedger, replyCost, tokensOf, type CostLookup, type UsageSource, type UsageTotals } from "../../src/core/session/usage-totals";
+import { UsageLedger, pricedReply, replyCost, tokensOf, type CostLookup, type UsageSource, type UsageTotals } from "../../src/core/session/usage-totals";
 import { costLookupFrom, loadCostLookup, type PiPricing } from "../../src/core/models/model-prices";
 import { createSampleSessions } from "../support/sample-sessions";
 import { makeTempDir } from "../support/temp-dir";
@@ -185,6 +185,26 @@ describe("usage and cost of a session", function () {
       assert.equal(replyCost(sonnet.usage, sonnet.provider, sonnet.model, prices), piAi.calculateCost(piAi.getModel("anthropic", "claude-sonnet-4-5"), structuredClone(sonnet.usage)).total);
       const recorded = replies.find((m) => m.usage.cost.total > 0)!;
       assert.equal(replyCost(recorded.usage, recorded.provider, recorded.model, () => 1000), recorded.usage.cost.total, "a recorded cost is kept, never recomputed");
+    } finally {
+      await sm.close();
+    }
+  });
+
+  it("the chat's item of a reply that recorded no cost gets the cost its prices give; a recorded one is left as it is", async () => {
+    const sm = await SessionManager.open(USAGE_FILE, { whenLocked: "read-only" });
+    try {
+      const replies = sm.getEntries().flatMap((e) => (e.type === "message" && e.message.role === "assistant" ? [e.message as AssistantMessage] : []));
+      const unrecorded = replies.find((m) => m.provider === "anthropic" && m.usage.cost.total === 0 && m.usage.input > 0)!;
+      const priced = pricedReply(unrecorded, prices);
+      assert.notEqual(priced, unrecorded, "a copy");
+      assert.equal(unrecorded.usage.cost.total, 0, "the entry itself is not changed");
+      assert.equal(priced.usage.cost.total, replyCost(unrecorded.usage, "anthropic", unrecorded.model, prices));
+      assert.ok(priced.usage.cost.total > 0);
+      const recorded = replies.find((m) => m.usage.cost.total > 0)!;
+      assert.equal(pricedReply(recorded, prices), recorded);
+      const local = replies.find((m) => m.provider === "ollama")!;
+      assert.equal(pricedReply(local, prices), local, "no prices: tokens only");
+      assert.equal(pricedReply(unrecorded, undefined), unrecorded, "prices not loaded yet");
     } finally {
       await sm.close();
     }

@@ -228,6 +228,8 @@ describe("usage and cost of a session", function () {
     sm.appendMessage(reply(100, 0.5));
     const ledger = sm.getUsageLedger();
     assert.equal(ledger.fileTotals().tokens.input, 100);
+    const first = sm.getPathIds();
+    assert.equal(ledger.totalsOf(first).tokens.input, 100);
     sm.appendMessage({ role: "user", content: "more", timestamp: 2 });
     sm.appendMessage(reply(50, 0.25));
     assert.equal(ledger.behind, true);
@@ -235,6 +237,13 @@ describe("usage and cost of a session", function () {
     assert.equal(t.tokens.input, 150);
     assert.equal(t.cost, 0.75);
     assert.equal(t.messages.total, 4);
+    // The path grew from the one counted last: the same answer as counting it afresh.
+    const along = ledger.totalsOf(sm.getPathIds());
+    assert.deepEqual(along, { ...t, messages: { ...t.messages } });
+    assert.deepEqual(new UsageLedger({ size: 0, typeAt: () => "", roleAt: () => undefined, indexOf: () => -1, forEachEntry: () => undefined }).totalsOf([]).messages.total, 0);
+    // A shorter path (a checkout back to the first reply) is counted whole, not from the longer one.
+    assert.equal(ledger.totalsOf(first).tokens.input, 100);
+    assert.equal(ledger.totalsOf(first).messages.total, 2);
     assert.equal(sm.getUsageLedger(), ledger, "one ledger per index");
   });
 

@@ -61,7 +61,8 @@ describe("usage and cost in the extension host", function () {
     return arbor.currentSession;
   };
   const send = (text: string) => arbor.chat.receive(surface, { type: "send", text });
-  const idle = () => until(() => surface.of("runState").at(-1)?.run === null, "the run to end");
+  /** The run started after the last `surface.clear()` has ended. */
+  const idle = () => until(() => surface.of("runState").length > 1 && surface.of("runState").at(-1)?.run === null, "the run to end");
   const readBack = async () => {
     await sm().flush();
     return (await loadReference()).SessionManager.open(sm().getSessionFile()!);
@@ -110,6 +111,7 @@ describe("usage and cost in the extension host", function () {
     assert.ok(Math.abs(item.usage.cost.total - expectedCost) < 1e-12, `the recorded cost travels with the item: ${item.usage.cost.total}`);
     await until(() => arbor.statusBar.text.includes("↑1.2k ↓340 $0.0087"), `the status bar total (${arbor.statusBar.text})`);
 
+    surface.clear();
     server.script(reply.text("Second answer.", { usage: { promptTokens: 2500, completionTokens: 600 } }));
     send("second question");
     await idle();

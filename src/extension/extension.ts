@@ -211,6 +211,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
       extensionCommands: () => [...piExtensions.slashCommands(), ...piResources.slashCommands()],
       isPromptCommand: (name) => piResources.isResourceCommand(name),
       runExtensionCommand: (name, args) => piExtensions.runCommand(name, args),
+      showSessionStats: (stats) => chat.showSessionStats(stats),
     }), log);
   const chatViews = new ChatViews(context.extensionUri, chat, log);
   context.subscriptions.push(chat, chatViews, vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chatViews));

@@ -9,7 +9,7 @@
  * The result is a copy; an item that cannot be brought within the limits becomes a note that says
  * so, in its place.
  */
-import type { ImageContent, TextContent } from "../core/session/types";
+import type { ImageContent, TextContent, Usage } from "../core/session/types";
 import type { AssistantPart, ToolResultView, TranscriptItem } from "../core/transcript/transcript";
 import { isTranscriptItem } from "./chat-guards";
 import { CHAT_LIMITS } from "./chat-messages";
@@ -105,6 +105,19 @@ function part(x: AssistantPart): AssistantPart {
   }
 }
 
+/** A reply's usage with every count a number (a recorded cost that is not one counts 0: no cost shown). */
+function clampUsage(usage: Record<string, unknown>): Usage {
+  const cost = (typeof usage.cost === "object" && usage.cost !== null ? usage.cost : {}) as Record<string, unknown>;
+  return {
+    input: count(usage.input),
+    output: count(usage.output),
+    cacheRead: count(usage.cacheRead),
+    cacheWrite: count(usage.cacheWrite),
+    totalTokens: count(usage.totalTokens),
+    cost: { input: count(cost.input), output: count(cost.output), cacheRead: count(cost.cacheRead), cacheWrite: count(cost.cacheWrite), total: count(cost.total) },
+  };
+}
+
 /** Every field of the item brought within the limits (the item is not changed). */
 function clampFields(item: TranscriptItem): TranscriptItem {
   const base = { entryId: safeEntryId(item.entryId), timestamp: time(item.timestamp) };
@@ -123,7 +136,7 @@ function clampFields(item: TranscriptItem): TranscriptItem {
         ...(typeof item.errorMessage === "string" ? { errorMessage: clampText(item.errorMessage, CHAT_LIMITS.textLength) } : {}),
         // A usage without numbers is left out (the heading shows no token count) rather than refused.
         ...(typeof usage === "object" && usage !== null && typeof usage.totalTokens === "number"
-          ? { usage: { ...item.usage!, input: count(usage.input), output: count(usage.output), totalTokens: count(usage.totalTokens) } }
+          ? { usage: clampUsage(usage) }
           : {}),
       };
     }

@@ -60,7 +60,16 @@ function isPart(x: unknown): x is AssistantPart {
 }
 
 function isUsage(x: unknown): boolean {
-  return isRecord(x) && isCount(x.input) && isCount(x.output) && isCount(x.totalTokens);
+  const optionalCount = (v: unknown): boolean => v === undefined || isCount(v);
+  return (
+    isRecord(x) &&
+    isCount(x.input) &&
+    isCount(x.output) &&
+    isCount(x.totalTokens) &&
+    optionalCount(x.cacheRead) &&
+    optionalCount(x.cacheWrite) &&
+    (x.cost === undefined || (isRecord(x.cost) && optionalCount(x.cost.total)))
+  );
 }
 
 function itemFieldsOk(x: Fields): boolean {
@@ -166,6 +175,20 @@ function isExtensionUi(x: unknown): x is ExtensionUiState {
   );
 }
 
+const MESSAGE_COUNTS = ["user", "assistant", "toolCalls", "toolResults", "bash", "custom", "branchSummaries", "compactions", "total"] as const;
+const TOKEN_COUNTS = ["input", "output", "cacheRead", "cacheWrite", "total"] as const;
+
+function isUsageTotals(x: unknown): boolean {
+  if (!isRecord(x) || !isRecord(x.messages) || !isRecord(x.tokens)) return false;
+  const messages = x.messages;
+  const tokens = x.tokens;
+  return MESSAGE_COUNTS.every((k) => isCount(messages[k])) && TOKEN_COUNTS.every((k) => isCount(tokens[k])) && isCount(x.cost) && isCount(x.unpriced);
+}
+
+function isSessionStats(x: unknown): boolean {
+  return isRecord(x) && (x.name === null || isShort(x.name)) && (x.file === null || isShort(x.file)) && isName(x.id) && isUsageTotals(x.path) && isUsageTotals(x.wholeFile);
+}
+
 /** Validates a message from the host before the chat webview acts on it. */
 export function isHostToChatMessage(x: unknown): x is HostToChatMessage {
   if (!isRecord(x)) return false;
@@ -187,6 +210,8 @@ export function isHostToChatMessage(x: unknown): x is HostToChatMessage {
       return isExtensionUi(x.ui);
     case "focusInput":
       return true;
+    case "sessionStats":
+      return isSessionStats(x.stats);
     case "transcriptReset":
       return isWindow(x.transcript);
     case "itemsAppended":

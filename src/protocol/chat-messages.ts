@@ -16,6 +16,7 @@ import type { ThinkingLevel } from "../core/session/types";
 import type { ExtensionUiState } from "../core/pi-extensions/chrome";
 import type { TranscriptItem } from "../core/transcript/transcript";
 import type { AttachmentToChatMessage, AttachmentToHostMessage, PromptImage } from "./chat-attachments";
+import type { SessionStats } from "../core/session/usage-totals";
 
 export type { ExtensionUiState, ExtensionWidget } from "../core/pi-extensions/chrome";
 
@@ -243,6 +244,14 @@ export interface QueueMessage {
   queued: QueuedPrompt[];
 }
 
+export type { SessionStats } from "../core/session/usage-totals";
+
+/** `/session`: shown above the input until closed or the next send. */
+export interface SessionStatsMessage {
+  type: "sessionStats";
+  stats: SessionStats;
+}
+
 /** A line shown above the input until the next send (an error the user should read). */
 export interface NoticeMessage {
   type: "notice";
@@ -252,6 +261,7 @@ export interface NoticeMessage {
 
 export type HostToChatMessage =
   | ChatStateMessage
+  | SessionStatsMessage
   | TranscriptResetMessage
   | ItemsAppendedMessage
   | ItemUpdatedMessage

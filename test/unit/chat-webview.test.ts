@@ -287,13 +287,56 @@ describe("Chat webview in Chromium", function () {
     assert.equal(await page.evaluate("document.querySelector('.item .md pre code').textContent"), code, "the block's own text is untouched");
   });
 
-  it("leaves the token count out of the header of a reply that reports none (a stopped reply)", async () => {
+  it("shows each reply's tokens and cost in a muted line under it, tokens only where the model has no prices, nothing for a stopped reply", async () => {
     const zero = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
-    await send(chatState([userItem("u1", "hi"), replyItem("a1", "Half an ans", { stopReason: "aborted", usage: zero }), replyItem("a2", "Done.")]));
+    const priced = { input: 3210, output: 154, cacheRead: 6100, cacheWrite: 2890, totalTokens: 12_354, cost: { input: 0.00963, output: 0.00231, cacheRead: 0.00183, cacheWrite: 0.0108375, total: 0.0246075 } };
+    const local = { input: 5120, output: 230, cacheRead: 0, cacheWrite: 0, totalTokens: 5350, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+    await send(chatState([userItem("u1", "hi"), replyItem("a1", "Half an ans", { stopReason: "aborted", usage: zero }), replyItem("a2", "Done.", { usage: priced }), replyItem("a3", "Local.", { usage: local })]));
     await frame();
-    const heads = await text(".item-head");
-    assert.doesNotMatch(heads, /\b0 tokens/);
-    assert.match(heads, /[\d.]+k? tokens/, `a reply that reports its usage still shows it: ${heads}`);
+    const lineOf = async (id: string): Promise<string[]> => (await page.evaluate(`[...document.querySelectorAll('.item[data-entry-id="${id}"] > .reply-usage')].map((n) => n.textContent)`)) as string[];
+    assert.deepEqual(await lineOf("a1"), [], "a reply that used nothing has no line");
+    assert.deepEqual(await lineOf("a2"), ["↑3.2k ↓154 R6.1k W2.9k $0.025"]);
+    assert.deepEqual(await lineOf("a3"), ["↑5.1k ↓230"], "no prices: tokens only");
+    const tip = (await page.evaluate(`document.querySelector('.item[data-entry-id="a2"] > .reply-usage').title`)) as string;
+    assert.match(tip, /Input: 3,210 tokens\nOutput: 154 tokens\nCache read: 6,100 tokens\nCache write: 2,890 tokens\nTotal: 12,354 tokens\nCost: \$0\.0246/);
+    assert.doesNotMatch(await text(".item-head"), /tokens/, "the count is not repeated in the header");
+    const [itemBox, lineBox] = (await page.evaluate(`(() => { const n = document.querySelector('.item[data-entry-id="a2"]'); const l = n.querySelector('.reply-usage'); return [n.getBoundingClientRect().bottom, l.getBoundingClientRect().bottom]; })()`)) as number[];
+    assert.ok(lineBox! <= itemBox! + 0.5, "the line sits inside the reply, at its end");
+  });
+
+  it("/session shows Pi's Session Info with a column for the current path and one for the whole file, until closed or the next send", async () => {
+    const totals = (n: number, cost: number, unpriced = 0) => ({
+      messages: { user: n, assistant: n, toolCalls: 2 * n, toolResults: 2 * n, bash: 0, custom: 0, branchSummaries: 0, compactions: n > 2 ? 1 : 0, total: 5 * n + (n > 2 ? 1 : 0) },
+      tokens: { input: 1000 * n, output: 100 * n, cacheRead: 0, cacheWrite: 0, total: 1100 * n },
+      cost,
+      unpriced,
+    });
+    await send(chatState([userItem("u1", "hi")]));
+    await send({ type: "sessionStats", stats: { name: "Fix <b>CI</b>", file: "/home/u/.pi/s.jsonl", id: "01a2", path: totals(2, 0.0123), wholeFile: totals(3, 0.5, 1) } });
+    await frame();
+    const row = async (key: string): Promise<string[]> => (await page.evaluate(`[...document.querySelectorAll('.notice-stats tr[data-row="${key}"] td')].map((n) => n.textContent)`)) as string[];
+    assert.equal(await page.evaluate("document.querySelector('.notice-stats').hidden"), false);
+    assert.match(await text(".notice-stats .stats-facts"), /Name:Fix <b>CI<\/b>File:\/home\/u\/\.pi\/s\.jsonlID:01a2/);
+    assert.deepEqual(await row("Messages:User"), ["User", "2", "3"]);
+    assert.deepEqual(await row("Messages:Tool Calls"), ["Tool Calls", "4", "6"]);
+    assert.deepEqual(await row("Messages:Compactions"), ["Compactions", "0", "1"]);
+    assert.deepEqual(await row("Messages:Total"), ["Total", "10", "16"]);
+    assert.deepEqual(await row("Messages:Shell"), [], "a kind that is 0 in both columns is left out");
+    assert.deepEqual(await row("Tokens:Input"), ["Input", "2,000", "3,000"]);
+    assert.deepEqual(await row("Tokens:Cache Read"), [], "as in Pi: no cache rows without caching");
+    assert.deepEqual(await row("Cost:Total"), ["Total", "$0.0123", "$0.5000"]);
+    assert.match(await text(".notice-stats .stats-note"), /1 reply of a model without prices/);
+    await page.locator(".notice-stats .stats-close").click();
+    assert.equal(await page.evaluate("document.querySelector('.notice-stats').hidden"), true, "Close hides it");
+    await send({ type: "sessionStats", stats: { name: null, file: null, id: "01a2", path: totals(1, 0), wholeFile: totals(1, 0) } });
+    await frame();
+    assert.match(await text(".notice-stats .stats-facts"), /File:Not saved yet/);
+    assert.equal(await count(".notice-stats tr[data-row^='Cost']"), 0, "no cost section when nothing had a cost");
+    await page.locator("textarea.input").click();
+    await page.keyboard.type("next prompt");
+    await page.keyboard.press("Enter");
+    assert.equal(await page.evaluate("document.querySelector('.notice-stats').hidden"), true, "the next send hides it");
+    assert.deepEqual(await page.evaluate("window.__arbor.violations"), []);
   });
 
   it("keeps the / list inside a short chat view, its first and selected row reachable", async () => {

@@ -18,6 +18,7 @@ import type { FoldState, LiveTools } from "./item-view";
 import { LiveArea } from "./live-reply";
 import { QueuedPromptsView } from "./queued-prompts";
 import { TranscriptList } from "./transcript-list";
+import { renderSessionStats } from "./session-stats-view";
 
 interface SavedState {
   input: string;
@@ -41,6 +42,7 @@ export class ChatApp {
   private readonly restricted = el("div", "notice notice-restricted");
   private readonly readOnly = el("div", "notice notice-readonly");
   private readonly message = el("div", "notice notice-message");
+  private readonly stats = el("div", "notice notice-stats");
   private readonly indicator = el("div", "run-indicator");
   private readonly chrome: ExtensionChromeView;
   private readonly list: TranscriptList;
@@ -70,6 +72,7 @@ export class ChatApp {
     this.composer = new Composer({
       send: (text, followUp) => {
         this.showMessage(null);
+        this.stats.hidden = true;
         // Markers of large pastes go out as what was pasted; the images go with the text.
         const images = this.attachments.take();
         this.post({ type: "send", text: this.attachments.pastes.expand(text), ...(images ? { images } : {}), ...(followUp ? { followUp } : {}) });
@@ -99,8 +102,8 @@ export class ChatApp {
     this.restricted.append(codicon("shield"), el("span", "notice-text"));
     this.readOnly.append(codicon("lock"), el("span", "notice-text"));
     this.message.append(codicon("error"), el("span", "notice-text"));
-    for (const n of [this.noModel, this.restricted, this.readOnly, this.message]) n.hidden = true;
-    this.notices.append(this.readOnly, this.restricted, this.noModel, this.message);
+    for (const n of [this.noModel, this.restricted, this.readOnly, this.message, this.stats]) n.hidden = true;
+    this.notices.append(this.readOnly, this.restricted, this.noModel, this.message, this.stats);
     this.indicator.setAttribute("role", "status");
     this.indicator.setAttribute("aria-live", "polite");
     this.contextLine.hidden = true;
@@ -195,6 +198,10 @@ export class ChatApp {
         return this.composer.setText(m.text);
       case "notice":
         return this.showMessage(m.text, m.level);
+      case "sessionStats":
+        renderSessionStats(this.stats, m.stats, () => (this.stats.hidden = true));
+        this.stats.hidden = false;
+        return;
       case "extensionUi":
         return this.setExtensionUi(m.ui);
       case "focusInput":

@@ -6,6 +6,9 @@
 import type { AssistantPart, ToolResultView, TranscriptItem } from "../../src/core/transcript/transcript";
 import { imageElement, renderMarkdown, type MarkdownOptions } from "../shared/markdown";
 import { codicon, el } from "../shared/dom";
+import type { Usage } from "../../src/core/session/types";
+import { tokensOf } from "../../src/core/session/usage-totals";
+import { usageBreakdown, usageLine } from "../../src/core/session/usage-format";
 
 /** Which folds are open, by key, so a re-rendered item keeps what the reader opened. */
 export type FoldState = Set<string>;
@@ -24,6 +27,21 @@ function timeText(ms: number): string {
 
 function countTokens(n: number): string {
   return n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+}
+
+/**
+ * The muted line under a reply: its tokens and, when known, its cost (recorded, or from the
+ * model's prices, which the host filled in); the breakdown in full on hover. None for a reply
+ * that used nothing (a stopped one).
+ */
+function replyUsageLine(usage: Usage): HTMLElement | undefined {
+  const tokens = tokensOf(usage);
+  const cost = usage.cost?.total;
+  const text = usageLine(tokens, cost);
+  if (!text) return undefined;
+  const line = el("div", "reply-usage", text);
+  line.title = usageBreakdown(tokens, cost);
+  return line;
 }
 
 /** A fold (details/summary) whose open state survives re-rendering. */
@@ -78,10 +96,9 @@ function images(list: readonly { data: string; mimeType: string }[]): HTMLElemen
   return out;
 }
 
-function header(icon: string, who: string, time: number, extra?: string): HTMLElement {
+function header(icon: string, who: string, time: number): HTMLElement {
   const head = el("div", "item-head");
   head.append(codicon(icon), el("span", "who", who));
-  if (extra) head.append(el("span", "muted", extra));
   const t = timeText(time);
   if (t) head.append(el("span", "time", t));
   return head;
@@ -236,7 +253,11 @@ export function renderItem(item: TranscriptItem, index: number, folds: FoldState
       node.append(header("account", "You", item.timestamp), markdownBlock(item.text, "md", { lineBreaks: true }), ...images(item.images));
       break;
     case "assistant":
-      node.append(header("sparkle", item.model || "assistant", item.timestamp, item.usage && item.usage.totalTokens > 0 ? `${countTokens(item.usage.totalTokens)} tokens` : undefined), ...assistantBody(item, folds, tools));
+      node.append(header("sparkle", item.model || "assistant", item.timestamp), ...assistantBody(item, folds, tools));
+      if (item.usage) {
+        const line = replyUsageLine(item.usage);
+        if (line) node.append(line);
+      }
       break;
     case "toolResult":
       node.append(

@@ -24,6 +24,7 @@ export const BUILTIN_SLASH_COMMANDS: readonly SlashCommandInfo[] = [
   { name: "thinking", description: "Set the thinking level", args: "[level]" },
   { name: "export", description: "Export this session as HTML or Markdown", args: "[html|md]" },
   { name: "copy", description: "Copy the last reply" },
+  { name: "session", description: "Show session info: file, messages, tokens and cost" },
 ];
 
 /** `/name rest` split into the command name and its arguments; undefined when the text is not a command. */

@@ -6,6 +6,7 @@ import { buildEntryTree, buildSummaryTree, type SessionTreeNode, type SummaryTre
 import { StoreTreeSource } from "./store-tree-source";
 import { SessionTreeIndex } from "./tree-index";
 import type { ModelRef, SessionContext, SessionEntry, SessionHeader } from "./types";
+import { UsageLedger } from "./usage-totals";
 
 /**
  * The read side of a session: header, entries, leaf, labels, name, paths, trees and context
@@ -188,5 +189,21 @@ export abstract class SessionReader {
       this.treeIndexOf = this.store;
     }
     return this.treeIndex;
+  }
+
+  private usageLedger: UsageLedger | undefined;
+  private usageLedgerOf: EntryStore | undefined;
+
+  /**
+   * The usage and cost of this session's replies, summed over the file or along a path. One
+   * ledger per index: each assistant body is read once, on the first question, and entries
+   * appended later are taken in when the next question is asked.
+   */
+  getUsageLedger(): UsageLedger {
+    if (!this.usageLedger || this.usageLedgerOf !== this.store) {
+      this.usageLedger = new UsageLedger(this.store);
+      this.usageLedgerOf = this.store;
+    }
+    return this.usageLedger;
   }
 }

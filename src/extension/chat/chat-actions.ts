@@ -5,6 +5,8 @@ import { BUILTIN_SLASH_COMMANDS, parseSlashCommand } from "../../core/agent/slas
 import type { ModelInfo } from "../../core/agent/providers/provider";
 import { THINKING_LEVELS, type ImageContent, type ThinkingLevel } from "../../core/session/types";
 import type { SlashCommand } from "../../protocol/chat-messages";
+import { pricesNow } from "../../core/models/model-prices";
+import { sessionStatsOf, type SessionStats } from "../../core/session/session-stats";
 import type { SessionHost } from "../session-host";
 import { RESTRICTED_MODE_REASON } from "../tool-safety";
 import { thinkingLevelsOf, type ChatActions } from "./chat-controller";
@@ -34,6 +36,8 @@ export interface ChatActionDeps {
   /** Extension commands (registered by Pi extensions), when any. */
   extensionCommands?: () => SlashCommand[];
   runExtensionCommand?: (name: string, args: string) => Promise<boolean>;
+  /** Shows `/session`'s report in the chat. */
+  showSessionStats?(stats: SessionStats): void;
   /** Whether `/name` is a Pi prompt template or `skill:` command: then the text is sent as a prompt (the session expands it). */
   isPromptCommand?: (name: string) => boolean;
 }
@@ -129,6 +133,12 @@ export function createChatActions(deps: ChatActionDeps): ChatActions {
         if (!text) throw new Error("There is no reply to copy yet.");
         await vscode.env.clipboard.writeText(text);
         vscode.window.setStatusBarMessage("$(copy) Reply copied", 2000);
+        return;
+      }
+      case "session": {
+        const session = host.session;
+        if (!session) throw new Error("No session is open: resume one or start a new one first.");
+        deps.showSessionStats?.(await sessionStatsOf(session.sessionManager, pricesNow()));
         return;
       }
       default:

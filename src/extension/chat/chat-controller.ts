@@ -18,6 +18,7 @@ import type {
   ContextUse,
   HostToChatMessage,
   RunState,
+  SessionStats,
   SlashCommand,
 } from "../../protocol/chat-messages";
 import type { SessionHost } from "../session-host";
@@ -219,6 +220,11 @@ export class ChatController implements vscode.Disposable {
   /** Puts the caret in the input of every open chat (after the chat was shown for typing). */
   focusInput(): void {
     this.broadcast({ type: "focusInput" });
+  }
+
+  /** Shows `/session`'s report in every open chat. */
+  showSessionStats(stats: SessionStats): void {
+    this.broadcast({ type: "sessionStats", stats });
   }
 
   notify(level: "info" | "error", text: string): void {

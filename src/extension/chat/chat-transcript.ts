@@ -9,6 +9,8 @@ import type { SessionManager } from "../../core/session/session-manager";
 import type { SessionEntry } from "../../core/session/types";
 import type { EntrySummary } from "../../core/tree/types";
 import { PathTranscript, type TranscriptItem } from "../../core/transcript/transcript";
+import { pricesNow } from "../../core/models/model-prices";
+import { pricedReply } from "../../core/session/usage-totals";
 import type { TranscriptSlot, TranscriptWindow } from "../../protocol/chat-messages";
 
 /** How many path positions of a new transcript travel with it; the webview asks for earlier ones as it scrolls. */
@@ -56,7 +58,7 @@ export class ChatTranscript {
       // One odd entry is clamped (or replaced by a note) here: the chat's guards would refuse the
       // whole message that carried it.
       const item = this.transcript.itemAt(index);
-      slot = item && clampTranscriptItem(item);
+      slot = item && clampTranscriptItem(item.kind === "assistant" ? pricedReply(item, pricesNow()) : item);
       this.cache.set(index, slot);
     }
     return slot;

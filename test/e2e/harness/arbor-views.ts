@@ -14,6 +14,14 @@ export function conversationTree(workbench: Workbench): FrameLocator {
   return workbench.webview({ extensionId: arborExtensionId, title: "Conversation Tree" });
 }
 
+/**
+ * The panel's tab of the Conversation Tree's own view container, while it is the one shown (the
+ * tree lives in the panel by default).
+ */
+export function shownTreePanelTab(page: Page): Locator {
+  return page.locator(".part.panel .composite.title .action-item.checked", { hasText: /Conversation Tree/i });
+}
+
 /** The Chat's document (the side view; the editor tab has the same title). */
 export function chatView(workbench: Workbench): FrameLocator {
   return workbench.webview({ extensionId: arborExtensionId, title: "Arbor Chat" });
@@ -91,7 +99,8 @@ async function revealTreeRowMatching(tree: FrameLocator, selector: string, what:
       }
     };
     const centre = async (index: number) => {
-      scroller.scrollTop = Math.max(0, index * rowHeight - (scroller.clientHeight - rowHeight) / 2);
+      // At a whole row, as the tree centres a row itself (no row cut in half at the top).
+      scroller.scrollTop = Math.max(0, Math.round(index - (Math.floor(scroller.clientHeight / rowHeight) - 1) / 2)) * rowHeight;
       await settle();
     };
     const drawn = scroller.querySelector(args.selector);

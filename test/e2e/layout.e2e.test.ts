@@ -10,7 +10,8 @@ import { join } from "node:path";
 import type { FrameLocator } from "playwright-core";
 import { createSampleSessions, type SampleSessions } from "../support/sample-sessions";
 import { createScratchFolder, openWorkbench, type WorkbenchSession } from "./harness";
-import { chatView, conversationTreeIn, resumeSessionFromList, revealTreeRow, rowInView, sendInChat, shownTreePanelTab, treeRow } from "./harness/arbor-views";
+import { chatView, conversationTreeIn, resumeSessionFromList, revealTreeRow, rowInView, sendInChat, treeRow } from "./harness/arbor-views";
+import { shownTreePanelTab } from "./harness/layout";
 
 /** The rows wholly inside the tree's viewport, and how many rows of its height it holds. */
 async function rowsInView(tree: FrameLocator): Promise<{ rows: number; room: number }> {

@@ -1,13 +1,15 @@
 import { el, type Disposable } from "../shared/dom";
 
-/** Below this page height (the panel's default at 1280x800 is about 240 px) the chrome takes one line. */
+/** Below this page height (the panel's default at 1280x800 is about 240 px) the chrome takes one line... */
 export const COMPACT_BELOW_PX = 360;
+/** ...if the page is this wide: in a narrow view (the side bar) the toolbar's line has no room for them. */
+export const COMPACT_FROM_WIDTH_PX = 560;
 
 /**
  * The side view's lines around the rows (the toolbar, the session's name above the rows, the status
  * line under them) take about 80 px. In a short view (the panel, where the Conversation Tree lives by
  * default) that is four rows: there the name and the status join the toolbar's line, after the
- * search and the filter, and the rows get the height. The page's height alone decides, so moving
+ * search and the filter, and the rows get the height. The page's size alone decides, so moving
  * them never changes the answer.
  */
 export class CompactChrome implements Disposable {
@@ -32,10 +34,10 @@ export class CompactChrome implements Disposable {
     return this.compact;
   }
 
-  /** Places the name and the status for the page's height now. */
+  /** Places the name and the status for the page's size now. */
   layout(): void {
     const height = this.page.clientHeight;
-    const compact = height > 0 && height < COMPACT_BELOW_PX;
+    const compact = height > 0 && height < COMPACT_BELOW_PX && this.page.clientWidth >= COMPACT_FROM_WIDTH_PX;
     if (compact === this.compact) return;
     this.compact = compact;
     document.body.classList.toggle("compact", compact);

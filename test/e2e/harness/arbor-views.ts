@@ -14,14 +14,6 @@ export function conversationTree(workbench: Workbench): FrameLocator {
   return workbench.webview({ extensionId: arborExtensionId, title: "Conversation Tree" });
 }
 
-/**
- * The panel's tab of the Conversation Tree's own view container, while it is the one shown (the
- * tree lives in the panel by default).
- */
-export function shownTreePanelTab(page: Page): Locator {
-  return page.locator(".part.panel .composite.title .action-item.checked", { hasText: /Conversation Tree/i });
-}
-
 /** The Chat's document (the side view; the editor tab has the same title). */
 export function chatView(workbench: Workbench): FrameLocator {
   return workbench.webview({ extensionId: arborExtensionId, title: "Arbor Chat" });

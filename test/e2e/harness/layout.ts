@@ -64,6 +64,16 @@ export async function resizePanel(page: Page, height: number): Promise<void> {
   await dragSash(page, sash, 0, box.height - height);
 }
 
+/** Sets the width of a panel on the right (View: Move Panel Right) by dragging the sash on its left edge. */
+export async function resizePanelWidth(page: Page, width: number): Promise<void> {
+  const panel = page.locator(".part.panel.right");
+  await panel.waitFor({ state: "visible", timeout: defaultUiTimeoutMs });
+  const box = await panel.boundingBox();
+  if (!box) throw new Error("The panel is not on screen.");
+  const sash = await sashNear(page, ".monaco-sash.vertical", box.x, box.y + box.height / 2);
+  await dragSash(page, sash, box.width - width, 0);
+}
+
 /** The panel's tab of the Conversation Tree's own view container, while it is the one shown. */
 export function shownTreePanelTab(page: Page): Locator {
   return page.locator(".part.panel .composite.title .action-item.checked", { hasText: /Conversation Tree/i });

@@ -100,6 +100,7 @@ export const COMMAND_IDS = [
   "arbor.tree.revealInFile",
   "arbor.saveAsNewSession",
   "arbor.openTreeInEditor",
+  "arbor.showConversationTree",
 ] as const;
 
 export type CommandId = (typeof COMMAND_IDS)[number];
@@ -195,6 +196,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       // Opening a 100 MB session takes a moment: say so in the status bar.
       const opened = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: "Arbor: opening session" }, () => host.open(path));
       if (!opened) void vscode.window.showInformationMessage("An extension cancelled opening that session.");
+      // The tree lives in the panel: one click on a session shows its rows there, the keyboard staying put.
+      else void tree.show(true).catch((error: Error) => log.warn(`could not show the Conversation Tree: ${error.message}`));
       return opened;
     } catch (err) {
       if (!(err instanceof MissingSessionCwdError)) throw err;
@@ -380,6 +383,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       void vscode.window.showInformationMessage(`Saved as a new session${result.file ? `: ${result.file.split(/[\\/]/).pop()}` : ""}`);
     },
     "arbor.openTreeInEditor": () => tree.openInEditor(),
+    "arbor.showConversationTree": () => tree.show(false),
     "arbor.tree.revealInFile": async (arg?: unknown) => {
       const id = entryIdOf(arg) ?? tree.selectedEntryId;
       const sm = requireSession();

@@ -61,7 +61,7 @@ export class TreeEditorPanel implements vscode.Disposable {
     };
     panel.webview.options = treeWebviewOptions(this.extensionUri);
     const render = () => treeHtml(panel.webview, this.extensionUri, "editor");
-    this.panelDisposables.add(connectTreeWebview(panel.webview, this.hub, this.recorder));
+    this.panelDisposables.add(connectTreeWebview(panel.webview, this.hub, this.recorder, { get visible() { return panel.visible; }, changed: panel.onDidChangeViewState }));
     this.panelDisposables.add(watchWebviewStart(panel.webview, { render, visible: () => panel.visible, name: "Conversation Tree tab", log: this.log, gaveUp: offerReload }));
     this.panelDisposables.add(
       panel.onDidDispose(() => {

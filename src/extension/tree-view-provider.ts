@@ -124,7 +124,7 @@ export class TreeViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.view = view;
     view.webview.options = treeWebviewOptions(this.extensionUri);
     const render = () => treeHtml(view.webview, this.extensionUri, "view");
-    this.viewDisposables.add(connectTreeWebview(view.webview, this.hub, this.recorder()));
+    this.viewDisposables.add(connectTreeWebview(view.webview, this.hub, this.recorder(), { get visible() { return view.visible; }, changed: view.onDidChangeVisibility }));
     this.viewDisposables.add(watchWebviewStart(view.webview, {
       render, visible: () => view.visible, name: "Conversation Tree", log: this.log,
       attempts: this.startAttempts, gaveUp: offerReload,
@@ -150,6 +150,17 @@ export class TreeViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   /** Settings changed: the filter setting applies while nobody picked a filter here. */
   refresh(): void {
     this.hub.setDefaultFilter(this.defaultFilter());
+  }
+
+  /**
+   * Shows the Conversation Tree where its view lives (the panel by default, or wherever the user
+   * moved it) and selects and scrolls to the leaf. `preserveFocus` leaves the keyboard where it was
+   * (opening a session from the Sessions list), otherwise the tree takes it (the command).
+   */
+  async show(preserveFocus: boolean): Promise<void> {
+    await vscode.commands.executeCommand(`${TREE_VIEW_ID}.focus`, { preserveFocus });
+    const leaf = this.host.current?.getLeafId();
+    if (leaf) this.reveal(leaf);
   }
 
   /** Scrolls to and selects an entry in every tree. */

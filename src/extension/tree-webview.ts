@@ -34,14 +34,24 @@ export interface TreeRecorder {
   received(message: unknown): void;
 }
 
+/** Where a webview is shown: VS Code drops the page of a hidden one (no retainContextWhenHidden). */
+export interface TreeWebviewShown {
+  readonly visible: boolean;
+  readonly changed: vscode.Event<unknown>;
+}
+
 /**
  * Connects a webview to the hub: its messages go to a port (validated there), the port's
- * messages to the webview. Dispose to disconnect.
+ * messages to the webview. Dispose to disconnect. With `shown`, hiding the webview tells the port
+ * that its page is gone (a reveal meanwhile then waits for the page that comes back).
  */
-export function connectTreeWebview(webview: vscode.Webview, hub: TreeHub, recorder?: TreeRecorder): vscode.Disposable {
+export function connectTreeWebview(webview: vscode.Webview, hub: TreeHub, recorder?: TreeRecorder, shown?: TreeWebviewShown): vscode.Disposable {
   const port = hub.connect((message) => {
     recorder?.posted(message);
     void webview.postMessage(message);
+  });
+  const visibility = shown?.changed(() => {
+    if (!shown.visible) port.pageDropped();
   });
   const sub = webview.onDidReceiveMessage((m: unknown) => {
     recorder?.received(m);
@@ -51,6 +61,7 @@ export function connectTreeWebview(webview: vscode.Webview, hub: TreeHub, record
   });
   return new vscode.Disposable(() => {
     sub.dispose();
+    visibility?.dispose();
     port.dispose();
   });
 }

@@ -81,6 +81,8 @@ export class TreeHub {
   private readonly ports = new Set<TreeViewPort>();
   /** No one has changed the filter, search, folds or selection of this session here yet: a webview's saved state may be adopted. */
   private untouched = true;
+  /** A reveal came while no webview was ready to scroll to it. */
+  private revealOnReady = false;
   private filterChosen = false;
   private versionValue = 0;
   /** Stand-ins for ids the protocol refuses, per session (see clamp.ts). */
@@ -242,7 +244,19 @@ export class TreeHub {
   reveal(entryId: string): void {
     if (this.queued(() => this.reveal(entryId))) return;
     if (!this.model.select(entryId)) return;
+    // A selection asked for here outranks what a webview saved before it was hidden.
+    this.untouched = false;
+    // A webview that is still starting (the view just shown again) scrolls to it once it is ready,
+    // instead of to where it was when it was hidden.
+    this.revealOnReady = this.ports.size === 0 || [...this.ports].some((p) => !p.isReady);
     this.broadcast({ target: "focus", align: "center", ifHidden: true });
+  }
+
+  /** @internal Whether a webview becoming ready should scroll to the selection (see reveal); asks once. */
+  takeRevealOnReady(): boolean {
+    const reveal = this.revealOnReady;
+    this.revealOnReady = false;
+    return reveal;
   }
 
   /** Sets the filter (a command, or a webview's picker); every webview keeps the selection in view. */
@@ -515,6 +529,19 @@ export class TreeHub {
 /** One webview's connection to the hub. */
 export class TreeViewPort {
   private ready = false;
+
+  /** Whether the webview has said it is ready (and its page has not been dropped since). */
+  get isReady(): boolean {
+    return this.ready;
+  }
+
+  /**
+   * The webview was hidden and VS Code dropped its page (a view without retainContextWhenHidden):
+   * nothing posted reaches it until the page, loaded again, says it is ready.
+   */
+  pageDropped(): void {
+    this.ready = false;
+  }
   private from = 0;
   private to = 0;
   private visibleFrom = 0;
@@ -576,7 +603,10 @@ export class TreeViewPort {
     this.hub.adopt(saved);
     const model = this.hub.model;
     let scroll: ScrollRequest | null = null;
-    if (saved && saved.sessionId !== null && this.hub.isCurrent(saved.sessionId) && saved.topRow < model.rows.count) {
+    const revealed = this.hub.takeRevealOnReady() ? model.focusRow() : -1;
+    if (revealed >= 0) {
+      scroll = { row: revealed, align: "center" };
+    } else if (saved && saved.sessionId !== null && this.hub.isCurrent(saved.sessionId) && saved.topRow < model.rows.count) {
       // Shown again after being hidden: where it was.
       this.visibleFrom = saved.topRow;
       this.visibleTo = saved.topRow + DEFAULT_VISIBLE;

@@ -14,7 +14,7 @@ import {
   answerInputBox, chatView, conversationTree, pickWebviewContextMenuItem, resumeSessionFromList, resumeSessionInline,
   revealLeafRow, revealTreeRow, rowInView, selectTreeRowWithKeys, sessionRow, treeRow, treeStatus, waitForCurrentSessionRow, waitUntil,
 } from "./harness/arbor-views";
-import { showConversationTreeLarge } from "./harness/layout";
+import { showConversationTreeLarge, shownTreePanelTab } from "./harness/layout";
 // Arbor's own session manager, to hold a session's writer lock from this (another) process.
 import { SessionManager as ArborSessionManager } from "../../src/core/session/session-manager";
 
@@ -167,10 +167,11 @@ describe("Arbor's views in a real VS Code (e2e)", function () {
     scratch?.dispose();
   });
 
-  it("opens the Arbor container with its Sessions view and Conversation Tree", async () => {
+  it("opens the Arbor container with its Sessions view, and the Conversation Tree in the panel", async () => {
     const sideBar = await workbench().openViewContainer("Arbor");
     await workbench().viewPane("Sessions").waitFor({ state: "attached" });
-    await workbench().viewPane("Conversation Tree").waitFor({ state: "attached" });
+    await workbench().runCommand("Arbor: Show Conversation Tree");
+    await shownTreePanelTab(session!.page).waitFor({ state: "visible" });
     // The webview loaded, said ready, and the host answered: with no session open it says so.
     await tree().locator(".empty", { hasText: "No session is open" }).waitFor({ state: "visible" });
     assert.match((await sideBar.locator(".composite.title h2").textContent()) ?? "", /arbor/i);
@@ -276,14 +277,10 @@ describe("Arbor's views in a real VS Code (e2e)", function () {
     await selectTreeRowWithKeys(page, t, ids.firstUserId);
     const statusBefore = (await treeStatus(t)).text;
 
-    // Hidden: its pane collapsed (the webview and its page go away), then expanded again. (Switching
-    // the side bar to another container and back also hides it, but then the Chat's webview comes
-    // back at the same moment, and VS Code for the Web's webview service worker sometimes serves
-    // neither page's scripts: a known upstream race, not Arbor's state.)
-    const header = workbench().viewPane("Conversation Tree").locator(".pane-header");
-    await header.click();
+    // Hidden: the panel closed (the webview and its page go away), then opened again.
+    await workbench().runCommand("View: Toggle Panel Visibility");
     await t.locator(".tree").waitFor({ state: "detached" });
-    await header.click();
+    await workbench().runCommand("View: Toggle Panel Visibility");
     const shown = tree();
     await shown.locator(".status", { hasText: statusBefore }).waitFor({ state: "visible" });
     assert.equal(await shown.locator('.toolbar vscode-text-field').evaluate((f: unknown) => (f as { value: string }).value), word);
@@ -302,14 +299,14 @@ describe("Arbor's views in a real VS Code (e2e)", function () {
   it("saves screenshots of the Conversation Tree in the light and the dark theme", async () => {
     await showSession(samples.mainName);
     const { page, setTheme } = session!;
-    const pane = await showConversationTreeLarge(page, workbench(), { sideBarWidth: 520, sessionsHeight: 280 });
+    const pane = await showConversationTreeLarge(page, workbench(), { panelHeight: 420 });
 
     // Selecting the compaction (keys only select; a click would check it out) opens its details,
     // fetched from the extension host: the summary, tokensBefore and the span it replaced.
     await selectTreeRowWithKeys(page, tree(), samples.main.compactionId);
     const compaction = readEntries(samples.mainFile).find((e) => e.id === samples.main.compactionId) as { summary: string; tokensBefore: number } | undefined;
     assert.ok(compaction);
-    // In a side bar narrower than 640 px the details show under the rows only when asked for.
+    // Beside the rows in the panel; in a view narrower than 640 px they show under the rows only when asked for.
     const toggle = tree().locator("button.details-toggle");
     if ((await toggle.isVisible()) && (await toggle.getAttribute("aria-pressed")) !== "true") await toggle.click();
     const details = tree().locator(".details");

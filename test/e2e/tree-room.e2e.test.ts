@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSampleSessions, writeLadderSession, type LadderSession, type SampleSessions } from "../support/sample-sessions";
 import { createScratchFolder, openWorkbench, type WorkbenchSession } from "./harness";
+import { resizePanelWidth } from "./harness/layout";
 import {
   conversationTreeIn, readableRows, resumeSessionFromList, revealTreeRow, treeRow, waitUntil,
 } from "./harness/arbor-views";
@@ -48,13 +49,19 @@ describe("Room to read, and the tree in an editor tab (e2e)", function () {
     scratch?.dispose();
   });
 
-  it("shows every row's kind and the start of its text on a session branched 120 levels deep, in a default-width side bar", async () => {
+  it("shows every row's kind and the start of its text on a session branched 120 levels deep, in a view as narrow as a default side bar", async () => {
     await workbench().openViewContainer("Arbor");
     await resumeSessionFromList(workbench(), ladder.name);
+    // The tree lives in the panel: moved to the right, made as narrow as the side bar, the leaf shown.
+    const sideBar = await session!.page.locator(".part.sidebar").boundingBox();
+    await workbench().runCommand("View: Move Panel Right");
+    await resizePanelWidth(session!.page, Math.round(sideBar?.width ?? 300));
+    await workbench().runCommand("Arbor: Show Conversation Tree");
     const tree = await conversationTreeIn(workbench(), "view");
     const leaf = tree.locator('[role="treeitem"]:not([hidden]).leaf');
     await leaf.waitFor({ state: "visible" });
-    const sideBar = await session!.page.locator(".part.sidebar").boundingBox();
+    const width = (await tree.locator(".tree").boundingBox())?.width ?? 0;
+    assert.ok(width <= (sideBar?.width ?? 0) + 4, `the tree is ${Math.round(width)} px wide`);
     const rows = await readableRows(tree);
     assert.ok(rows.length >= 5, `${rows.length} rows drawn`);
     assert.ok(Math.max(...rows.map((r) => r.level)) > 100, "the rows in view are over 100 levels deep");
@@ -62,9 +69,13 @@ describe("Room to read, and the tree in an editor tab (e2e)", function () {
     for (const r of rows) {
       assert.ok(r.tagShown, `row ${r.id} (level ${r.level}) shows its kind`);
       // 40: the second line hangs under the entry's icon (28 px in from the first), as a tree's wrapped row should.
-      assert.ok(r.visible >= Math.min(r.total, 40), `row ${r.id} (level ${r.level}) shows ${r.visible} of ${r.total} characters in a ${Math.round(sideBar?.width ?? 0)} px side bar`);
+      assert.ok(r.visible >= Math.min(r.total, 40), `row ${r.id} (level ${r.level}) shows ${r.visible} of ${r.total} characters in a ${Math.round(width)} px view`);
     }
-    await workbench().screenshot("deep-ladder-side-bar");
+    await workbench().screenshot("deep-ladder-narrow");
+    // The keyboard leaves the tree (F1 there stays in its page) for the editor area, and the panel goes back down.
+    await session!.page.locator(".part.editor").click();
+    await workbench().runCommand("View: Move Panel To Bottom");
+    await session!.page.locator(".part.panel.bottom").waitFor({ state: "visible" });
   });
 
   it("opens the tree in an editor tab with the selected entry's details beside it; a checkout in either shows in both", async () => {

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { createSampleSessions, SampleSessions } from "../support/sample-sessions";
 import { createScratchFolder, openWorkbench, WorkbenchSession } from "./harness";
 import { chatView, conversationTree } from "./harness/arbor-views";
+import { shownTreePanelTab } from "./harness/layout";
 
 describe("Arbor in the VS Code workbench (e2e)", function () {
   this.timeout(180_000);
@@ -37,18 +38,20 @@ describe("Arbor in the VS Code workbench (e2e)", function () {
     scratch?.dispose();
   });
 
-  it("shows the Arbor container in the activity bar and opens it with its three views", async () => {
+  it("shows the Arbor container in the activity bar and opens it with Sessions and Chat, and the Conversation Tree in the panel", async () => {
     const { workbench } = session!;
     const sideBar = await workbench.openViewContainer("Arbor");
     assert.match((await sideBar.locator(".composite.title h2").textContent()) ?? "", /arbor/i);
     // Each view has its pane, and the tree and the chat have drawn their pages in it (the screenshot
     // below is for people; what is asserted is read from the page).
-    for (const name of ["Sessions", "Conversation Tree", "Chat"]) {
+    for (const name of ["Sessions", "Chat"]) {
       const pane = workbench.viewPane(name);
       await pane.waitFor({ state: "visible" });
       const box = await pane.boundingBox();
       assert.ok(box && box.width > 100 && box.height > 20, `the ${name} pane has room: ${JSON.stringify(box)}`);
     }
+    await workbench.runCommand("Arbor: Show Conversation Tree");
+    await shownTreePanelTab(session!.page).waitFor({ state: "visible" });
     await conversationTree(workbench).locator(".empty", { hasText: "No session is open" }).waitFor({ state: "visible" });
     await chatView(workbench).locator("textarea.input").waitFor({ state: "visible" });
     await workbench.screenshot("arbor-container");

@@ -267,6 +267,42 @@ describe("tree host", () => {
     assert.deepEqual(other.last().scroll, { row: 0, align: "start" });
   });
 
+  it("a reveal while the view is hidden scrolls the view shown again to that entry, not to where it was (Show Conversation Tree, /tree)", () => {
+    const ids = Array.from({ length: 60 }, (_, i) => `e${i}`);
+    const { open, hub } = setup(chain(ids), "e59");
+    const first = open();
+    first.send({ type: "ready" });
+    first.send({ type: "select", sessionId: "s1", id: "e0", add: false });
+    first.port.dispose();
+    hub.reveal("e59");
+    const again = open();
+    again.send({ type: "ready", saved: { sessionId: "s1", topRow: 0, filter: "default", query: "", folded: [], selection: ["e0"] } });
+    assert.deepEqual(again.last().selection.ids, ["e59"]);
+    assert.deepEqual(again.last().scroll, { row: 59, align: "center" });
+    // Asked once: the next view that starts comes back where it was.
+    again.port.dispose();
+    const later = open();
+    later.send({ type: "ready", saved: { sessionId: "s1", topRow: 3, filter: "default", query: "", folded: [], selection: ["e59"] } });
+    assert.deepEqual(later.last().scroll, { row: 3, align: "start" });
+  });
+
+  it("a view hidden with its page dropped, then shown by a reveal, scrolls its new page to the entry, not to the saved top row", () => {
+    const ids = Array.from({ length: 60 }, (_, i) => `e${i}`);
+    const { open, hub } = setup(chain(ids), "e59");
+    const view = open();
+    view.send({ type: "ready" });
+    view.send({ type: "select", sessionId: "s1", id: "e0", add: false });
+    // Hidden: the port stays, its page is gone.
+    view.port.pageDropped();
+    assert.equal(view.port.isReady, false);
+    const before = view.received.length;
+    hub.reveal("e59");
+    assert.equal(view.received.length, before, "nothing is posted to a page that is gone");
+    view.send({ type: "ready", saved: { sessionId: "s1", topRow: 0, filter: "default", query: "", folded: [], selection: ["e0"] } });
+    assert.deepEqual(view.last().selection.ids, ["e59"]);
+    assert.deepEqual(view.last().scroll, { row: 59, align: "center" });
+  });
+
   it("starts another session afresh and keeps folds and selection when the same one is shown again", () => {
     const { open, hub } = setup([...chain(["a", "b"]), entry("x", "a")], "b");
     const view = open();

@@ -4,6 +4,7 @@ import { followLeafRow, type ShownBefore } from "./follow-leaf";
 import { describeInvalidMessage, isHostToWebviewMessage } from "../../src/protocol/guards";
 import type { HostToWebviewMessage, TreeMessage, TreeSelection, TreeSessionInfo, TreeStatus, WebviewToHostMessage } from "../../src/protocol/messages";
 import { ReadOnlyBanner } from "./banner";
+import { CompactChrome } from "./compact-chrome";
 import { el, listen, type Disposable } from "../shared/dom";
 import { DetailsLayout } from "./details-layout";
 import { EntryDetails } from "./entry-details";
@@ -127,7 +128,7 @@ export class TreeApp implements Disposable {
       toolbar.append(layout.toggle);
       layout.layout();
       this.detailsLayout = layout;
-      this.disposables.push(layout);
+      this.disposables.push(layout, new CompactChrome(root, treePane, toolbar, this.nameLine, this.status, () => layout.layout()));
     }
     this.disposables.push(
       this.banner,

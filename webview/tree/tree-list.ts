@@ -151,7 +151,8 @@ export class TreeList implements Disposable {
     const rows = this.height() / this.rowHeightValue;
     const current = this.topRow();
     let next = current;
-    if (align === "center") next = index - (rows - 1) / 2;
+    // In the middle at a whole row: a fractional top would cut the first and the last row in half.
+    if (align === "center") next = Math.max(0, Math.round(index - (Math.floor(rows) - 1) / 2));
     else if (align === "start") next = index;
     else if (index < current) next = index;
     else if (index + 1 > current + rows) next = index + 1 - rows;

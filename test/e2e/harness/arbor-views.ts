@@ -91,7 +91,8 @@ async function revealTreeRowMatching(tree: FrameLocator, selector: string, what:
       }
     };
     const centre = async (index: number) => {
-      scroller.scrollTop = Math.max(0, index * rowHeight - (scroller.clientHeight - rowHeight) / 2);
+      // At a whole row, as the tree centres a row itself (no row cut in half at the top).
+      scroller.scrollTop = Math.max(0, Math.round(index - (Math.floor(scroller.clientHeight / rowHeight) - 1) / 2)) * rowHeight;
       await settle();
     };
     const drawn = scroller.querySelector(args.selector);

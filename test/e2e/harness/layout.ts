@@ -54,15 +54,42 @@ export async function resizeViewPane(page: Page, paneAbove: Locator, height: num
   await dragSash(page, sash, 0, height - box.height);
 }
 
+/** Sets the panel's height (in CSS pixels) by dragging the sash on its top edge. */
+export async function resizePanel(page: Page, height: number): Promise<void> {
+  const panel = page.locator(".part.panel");
+  await panel.waitFor({ state: "visible", timeout: defaultUiTimeoutMs });
+  const box = await panel.boundingBox();
+  if (!box) throw new Error("The panel is not on screen.");
+  const sash = await sashNear(page, ".monaco-sash.horizontal", box.x + box.width / 2, box.y);
+  await dragSash(page, sash, 0, box.height - height);
+}
+
+/** Sets the width of a panel on the right (View: Move Panel Right) by dragging the sash on its left edge. */
+export async function resizePanelWidth(page: Page, width: number): Promise<void> {
+  const panel = page.locator(".part.panel.right");
+  await panel.waitFor({ state: "visible", timeout: defaultUiTimeoutMs });
+  const box = await panel.boundingBox();
+  if (!box) throw new Error("The panel is not on screen.");
+  const sash = await sashNear(page, ".monaco-sash.vertical", box.x, box.y + box.height / 2);
+  await dragSash(page, sash, box.width - width, 0);
+}
+
+/** The panel's tab of the Conversation Tree's own view container, while it is the one shown. */
+export function shownTreePanelTab(page: Page): Locator {
+  return page.locator(".part.panel .composite.title .action-item.checked", { hasText: /Conversation Tree/i });
+}
+
 /**
- * A roomy layout for looking at (and photographing) the Conversation Tree: a wide side bar and a
- * short Sessions view above the tree. Returns the Conversation Tree's pane.
+ * A roomy layout for looking at (and photographing) the Conversation Tree: the Arbor side bar open,
+ * the tree in the panel (where it lives by default), the panel `panelHeight` pixels tall. Shows the
+ * panel with "Arbor: Show Conversation Tree" if it is not shown (which selects the leaf). Returns the
+ * panel.
  */
-export async function showConversationTreeLarge(page: Page, workbench: Workbench, options: { sideBarWidth?: number; sessionsHeight?: number } = {}): Promise<Locator> {
+export async function showConversationTreeLarge(page: Page, workbench: Workbench, options: { panelHeight?: number } = {}): Promise<Locator> {
   await workbench.openViewContainer("Arbor");
-  await resizeSideBar(page, options.sideBarWidth ?? 520);
-  await resizeViewPane(page, workbench.viewPane("Sessions"), options.sessionsHeight ?? 150);
-  const pane = workbench.viewPane("Conversation Tree");
-  await pane.waitFor({ state: "visible", timeout: defaultUiTimeoutMs });
-  return pane;
+  const tab = shownTreePanelTab(page);
+  if (!(await tab.isVisible())) await workbench.runCommand("Arbor: Show Conversation Tree");
+  await tab.waitFor({ state: "visible", timeout: defaultUiTimeoutMs });
+  await resizePanel(page, options.panelHeight ?? 420);
+  return page.locator(".part.panel");
 }

@@ -53,7 +53,8 @@ describe("Arbor in the extension host", () => {
   it("can focus every view its manifest contributes", async () => {
     const api = await findArbor().activate();
     const views = Object.values((findArbor().packageJSON as Manifest).contributes?.views ?? {}).flat();
-    assert.deepEqual(views.map((v) => v.id), ["arbor.sessions", "arbor.conversationTree", "arbor.chat"]);
+    // Sessions and Chat in the Arbor container, the tree in its own container in the panel.
+    assert.deepEqual(views.map((v) => v.id), ["arbor.sessions", "arbor.chat", "arbor.conversationTree"]);
     const testing = (api as { testing?: { sessions: { view: { visible: boolean } }; tree: { isVisible: boolean }; chat: { readonly anyVisible: boolean } } }).testing;
     assert.ok(testing, "the runner sets ARBOR_TEST_HOOKS=1");
     const shown: Record<string, () => boolean> = {

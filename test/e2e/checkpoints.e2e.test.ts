@@ -83,6 +83,8 @@ describe("file checkpoints in a real VS Code (e2e)", function () {
     const lastReply = [...entries].reverse().find((e) => e.message?.role === "assistant")!;
     assert.ok(entries.some((e) => e.customType === "arbor.checkpoint"), "the snapshots are in the session file");
 
+    // The tree sits in the panel: a session started from the chat shows it on request.
+    await session!.workbench.runCommand("Arbor: Show Conversation Tree");
     // Back: one click on the row, one answer to the question.
     await (await revealTreeRow(tree(), secondPrompt.id)).click();
     await session!.workbench.pickQuickInput("", "Conversation and files");

@@ -63,6 +63,8 @@ describe("steering the agent from the chat (e2e)", function () {
       settings: { "arbor.sessionsDirectory": sessionDir },
     });
     await session.workbench.openViewContainer("Arbor");
+    // Both webviews loaded and answered by the host before anything is typed (the tree in the panel).
+    await session.workbench.runCommand("Arbor: Show Conversation Tree");
     await conversationTree(session.workbench).locator(".empty", { hasText: "No session is open" }).waitFor({ state: "visible" });
     await session.workbench.runCommand("Arbor: Open Chat");
     await input().waitFor({ state: "visible" });

@@ -98,6 +98,22 @@ function environment(options: GitOptions, run: GitRunOptions): NodeJS.ProcessEnv
   return env;
 }
 
+/** Runs git once, collecting its output; resolves whatever the exit code (callers decide). */
+export function runGitProcess(gitPath: string, args: readonly string[], options: { env: NodeJS.ProcessEnv; cwd: string; input?: string | Buffer }): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(gitPath, args, { env: options.env, cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"], windowsHide: true });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code: code ?? -1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8") }));
+    // A git that exits before reading its input must not fail the run with EPIPE.
+    child.stdin.on("error", () => undefined);
+    child.stdin.end(options.input);
+  });
+}
+
 /**
  * The one way the checkpoint code runs git: the user's git with an explicit GIT_DIR (the shadow
  * repository), GIT_WORK_TREE and GIT_INDEX_FILE, so the workspace's own repository is never the one
@@ -107,28 +123,10 @@ export class Git {
   constructor(readonly options: GitOptions) {}
 
   /** Runs `git <args>`; rejects with GitError on a non-zero exit unless `allowFailure`. */
-  run(args: readonly string[], run: GitRunOptions = {}): Promise<GitResult> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(this.options.gitPath, [...overrides(this.options), ...args], {
-        env: environment(this.options, run),
-        cwd: run.workTree ?? this.options.gitDir,
-        stdio: ["pipe", "pipe", "pipe"],
-        windowsHide: true,
-      });
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
-      child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-      child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
-      child.on("error", reject);
-      child.on("close", (code) => {
-        const result: GitResult = { code: code ?? -1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8") };
-        if (result.code !== 0 && !run.allowFailure) reject(new GitError(args, result.code, result.stderr));
-        else resolve(result);
-      });
-      // A git that exits before reading its input must not fail the run with EPIPE.
-      child.stdin.on("error", () => undefined);
-      child.stdin.end(run.input);
-    });
+  async run(args: readonly string[], run: GitRunOptions = {}): Promise<GitResult> {
+    const result = await runGitProcess(this.options.gitPath, [...overrides(this.options), ...args], { env: environment(this.options, run), cwd: run.workTree ?? this.options.gitDir, input: run.input });
+    if (result.code !== 0 && !run.allowFailure) throw new GitError(args, result.code, result.stderr);
+    return result;
   }
 
   /** Runs and returns stdout as text. */

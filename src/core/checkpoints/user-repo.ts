@@ -1,7 +1,6 @@
-import { spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
 import * as path from "node:path";
-import type { GitResult } from "./git";
+import { runGitProcess, type GitResult } from "./git";
 
 /**
  * Git runs in the user's own repository, for the one change Arbor makes there: a new worktree on a
@@ -24,20 +23,9 @@ export class UserRepoGit {
     env.LC_ALL = "C";
     env.LANGUAGE = "C";
     const config = ["-c", `core.hooksPath=${this.hooksDir}`, "-c", "core.fsmonitor=false", "-c", "gc.auto=0", "-c", "maintenance.auto=false"];
-    return new Promise((resolve, reject) => {
-      const child = spawn(this.gitPath, [...config, ...args], { cwd, env, stdio: ["pipe", "pipe", "pipe"], windowsHide: true });
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
-      child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-      child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
-      child.on("error", reject);
-      child.on("close", (code) => {
-        const result: GitResult = { code: code ?? -1, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8") };
-        if (result.code !== 0 && !options.allowFailure) reject(new Error(`git ${args[0] ?? ""} failed: ${result.stderr.trim().split("\n").slice(-2).join(" ")}`));
-        else resolve(result);
-      });
-      child.stdin.on("error", () => undefined);
-      child.stdin.end(options.input);
+    return runGitProcess(this.gitPath, [...config, ...args], { cwd, env, input: options.input }).then((result) => {
+      if (result.code !== 0 && !options.allowFailure) throw new Error(`git ${args[0] ?? ""} failed: ${result.stderr.trim().split("\n").slice(-2).join(" ")}`);
+      return result;
     });
   }
 

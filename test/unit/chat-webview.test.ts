@@ -325,7 +325,7 @@ describe("Chat webview in Chromium", function () {
     assert.deepEqual(await row("Tokens:Input"), ["Input", "2,000", "3,000"]);
     assert.deepEqual(await row("Tokens:Cache Read"), [], "as in Pi: no cache rows without caching");
     assert.deepEqual(await row("Cost:Total"), ["Total", "$0.0123", "$0.5000"]);
-    assert.match(await text(".notice-stats .stats-note"), /1 reply of a model without prices/);
+    assert.match(await text(".notice-stats .stats-note"), /1 reply came from a model without prices/);
     await page.locator(".notice-stats .stats-close").click();
     assert.equal(await page.evaluate("document.querySelector('.notice-stats').hidden"), true, "Close hides it");
     await send({ type: "sessionStats", stats: { name: null, file: null, id: "01a2", path: totals(1, 0), wholeFile: totals(1, 0) } });

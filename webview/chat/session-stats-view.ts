@@ -78,5 +78,5 @@ export function renderSessionStats(node: HTMLElement, stats: SessionStats, close
   }
   node.append(head, facts, table);
   const unpriced = Math.max(stats.path.unpriced, stats.wholeFile.unpriced);
-  if (unpriced > 0) node.append(el("div", "muted stats-note", `${stats.wholeFile.unpriced} ${stats.wholeFile.unpriced === 1 ? "reply" : "replies"} of a model without prices count their tokens only.`));
+  if (unpriced > 0) node.append(el("div", "muted stats-note", unpriced === 1 ? "1 reply came from a model without prices: only its tokens count." : `${unpriced} replies came from models without prices: only their tokens count.`));
 }

@@ -4,7 +4,7 @@
  * overlong lines are plain text, and a streaming text settles only past its last complete block.
  */
 import * as assert from "node:assert/strict";
-import { MAX_DEPTH, markdownSections, nestingDepth, PLAIN_CHARS, SECTION_CHARS, settledEnd, type MarkdownSection } from "../../webview/shared/markdown-sections";
+import { MAX_DEPTH, markdownSections, nestingDepth, PLAIN_CHARS, SECTION_BLOCKS, SECTION_CHARS, settledEnd, type MarkdownSection } from "../../webview/shared/markdown-sections";
 
 /** The characters of the sections, blank lines between blocks left out. */
 const squash = (text: string): string => text.replace(/\s+/g, "");
@@ -23,6 +23,21 @@ describe("markdown sections", () => {
     assert.ok(sections.length > 10);
     assert.ok(sections.every((s) => s.kind === "markdown" && s.text.length <= SECTION_CHARS));
     assert.equal(squash(joined(sections)), squash(text));
+  });
+
+  it("cuts dense markup (emphasis runs, table cells) four times smaller, and groups at most SECTION_BLOCKS short blocks", () => {
+    const emphasis = `${"*a".repeat(40)}\n`.repeat(400);
+    const dense = markdownSections(emphasis);
+    assert.ok(dense.every((s) => s.kind === "markdown" && s.text.length <= SECTION_CHARS / 4), `longest ${Math.max(...dense.map((s) => s.text.length))}`);
+    assert.equal(squash(joined(dense)), squash(emphasis));
+    const table = `| a | b |\n| - | - |\n${"| x | y |\n".repeat(2000)}`;
+    assert.ok(markdownSections(table).every((s) => s.text.length <= SECTION_CHARS / 4));
+    const prose = `${"A long line of plain words that carries no markup at all, written out. ".repeat(2)}\n`.repeat(200);
+    assert.ok(markdownSections(prose).some((s) => s.text.length > SECTION_CHARS / 2), "plain prose keeps the wide cut");
+    const short = Array.from({ length: 2000 }, (_, i) => `p${i}`).join("\n\n");
+    const groups = markdownSections(short);
+    assert.ok(groups.every((s) => s.text.split("\n\n").length <= SECTION_BLOCKS));
+    assert.equal(squash(joined(groups)), squash(short));
   });
 
   it("makes a long fence one code section with its info string, blank lines inside it kept", () => {

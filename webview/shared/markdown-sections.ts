@@ -133,10 +133,25 @@ function* plainPieces(text: string): Generator<MarkdownSection> {
   for (let i = 0; i < text.length; i += PLAIN_CHARS) yield { kind: "plain", text: text.slice(i, i + PLAIN_CHARS) };
 }
 
-/** Cuts a long block at line breaks into pieces of at most `limit`; a longer line is plain text. */
-function* cutLines(text: string, limit: number): Generator<MarkdownSection> {
+/**
+ * Markup characters per character above which a piece is dense: its parse, sanitising and layout
+ * cost by the elements it makes (emphasis runs, table cells), so it is cut four times smaller.
+ */
+const DENSE_MARKUP = 0.12;
+const MARKUP = /[*_`[\]|<>~]/g;
+
+function isDense(text: string): boolean {
+  return (text.match(MARKUP)?.length ?? 0) > text.length * DENSE_MARKUP;
+}
+
+/** Blocks grouped into one section at most (many short blocks cost by their count). */
+export const SECTION_BLOCKS = 48;
+
+/** Cuts a long block at line breaks into pieces of at most `limit` (a quarter of it where dense); a longer line is plain text. */
+function* cutLines(text: string, wide: number): Generator<MarkdownSection> {
   let start = 0;
   while (start < text.length) {
+    const limit = isDense(text.slice(start, start + wide)) ? wide >> 2 : wide;
     if (text.length - start <= limit) {
       yield { kind: "markdown", text: text.slice(start) };
       return;
@@ -169,13 +184,15 @@ export function* sectionsOf(text: string, limit = SECTION_CHARS): Generator<Mark
       return;
     }
   }
-  let group: { start: number; end: number } | undefined;
+  let group: { start: number; end: number; blocks: number } | undefined;
   for (const block of blocksOf(text)) {
     if (tame(block)) {
-      if (group && block.end - group.start <= limit) group.end = block.end;
-      else {
+      if (group && block.end - group.start <= limit && group.blocks < SECTION_BLOCKS) {
+        group.end = block.end;
+        group.blocks++;
+      } else {
         if (group) yield { kind: "markdown", text: text.slice(group.start, group.end) };
-        group = { start: block.start, end: block.end };
+        group = { start: block.start, end: block.end, blocks: 1 };
       }
       continue;
     }

@@ -258,6 +258,8 @@ export function isChatToHostMessage(x: unknown): x is ChatToHostMessage {
     case "pickModel":
     case "addModel":
       return true;
+    case "cycle":
+      return isOneOf(["model", "modelBackward", "thinking"] as const)(x.what);
     case "send":
       return isText(x.text, CHAT_LIMITS.inputLength) && isPromptImages(x.images) && isOptional(x.followUp, isBool);
     case "inputChanged":

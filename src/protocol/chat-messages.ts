@@ -327,6 +327,12 @@ export interface RequestItemsMessage {
   end: number;
 }
 
+/** A cycling key in the input: the next (or previous) scoped model, or the next thinking level. */
+export interface CycleMessage {
+  type: "cycle";
+  what: "model" | "modelBackward" | "thinking";
+}
+
 /** Opens the model picker (a native quick pick, in response to this click). */
 export interface PickModelMessage {
   type: "pickModel";
@@ -387,6 +393,7 @@ export type ChatToHostMessage =
   | StopMessage
   | RequestItemsMessage
   | PickModelMessage
+  | CycleMessage
   | SetThinkingLevelMessage
   | AddModelMessage
   | OpenLinkMessage

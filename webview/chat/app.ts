@@ -82,6 +82,7 @@ export class ChatApp {
       takeBackQueued: () => this.post({ type: "takeBackQueued" }),
       hasQueued: () => this.queued.size > 0,
       pickModel: () => this.post({ type: "pickModel" }),
+      cycle: (what) => this.post({ type: "cycle", what }),
       setThinkingLevel: (level) => this.post({ type: "setThinkingLevel", level }),
       changed: (input, history) => {
         this.save({ input, history });

@@ -4,6 +4,7 @@
  * Enter steers it, Alt+Enter queues a follow-up, and Alt+Up takes the queued prompts back. Below it: the model and thinking
  * pickers, the context meter and the Send/Stop button.
  */
+import { cycleKeyOf, type CycleTarget } from "./cycle-keys";
 import type { ThinkingLevel } from "../../src/core/session/types";
 import type { ChatModel, ContextUse, SlashCommand } from "../../src/protocol/chat-messages";
 import { codicon, el } from "../shared/dom";
@@ -18,6 +19,8 @@ export interface ComposerHandlers {
   hasQueued(): boolean;
   pickModel(): void;
   setThinkingLevel(level: ThinkingLevel): void;
+  /** Ctrl+P (Ctrl+Shift+P on macOS: back) steps through the scoped models, Shift+Tab through the thinking levels, as in Pi. */
+  cycle(what: CycleTarget): void;
   /** The input's text changed (saved with the webview state). */
   changed(text: string, history: string[]): void;
 }
@@ -160,6 +163,13 @@ export class Composer {
   }
 
   private onKey(e: KeyboardEvent): void {
+    const cycle = cycleKeyOf(e, /Mac/.test(navigator.platform));
+    if (cycle) {
+      e.preventDefault();
+      e.stopPropagation();
+      this.handlers.cycle(cycle);
+      return;
+    }
     if (!this.popup.hidden && this.matches.length) {
       if (e.key === "ArrowDown" || e.key === "ArrowUp") {
         e.preventDefault();

@@ -416,6 +416,9 @@ export class ChatController implements vscode.Disposable {
       }
       case "pickModel":
         return this.actions.pickModel();
+      case "cycle":
+        // The same commands as the keybindings (which the workbench does not see from the page's input).
+        return void (await vscode.commands.executeCommand(m.what === "model" ? "arbor.cycleModel" : m.what === "modelBackward" ? "arbor.cycleModelBackward" : "arbor.cycleThinkingLevel"));
       case "addModel":
         return this.actions.addModel();
       case "setThinkingLevel": {

@@ -5,6 +5,7 @@
  * Problems are logged once each.
  */
 import { execFile } from "node:child_process";
+import { join } from "node:path";
 import * as vscode from "vscode";
 import { loadResources, type LoadedResources, type ResourceDiagnostic, type ResourceSource } from "../../core/resources";
 import type { SlashCommand } from "../../protocol/chat-messages";
@@ -110,7 +111,7 @@ export class PiResources implements vscode.Disposable {
       if (d.kind !== "skill" || loaded.has(d.path)) continue;
       items.push({ label: `$(error) ${shortPath(d.path, cwd)}`, description: "not loaded", detail: d.message, path: d.path });
     }
-    if (items.length === 0) items.push({ label: "$(info) No skills found", detail: "Put skills in ~/.pi/agent/skills/, ~/.agents/skills/, the project's .pi/skills/ or .agents/skills/, or list them in Pi's settings.json (\"skills\").", alwaysShow: true });
+    if (items.length === 0) items.push({ label: "$(info) No skills found", detail: `Put skills in ${join(this.deps.agentDir(), "skills")}, ~/.agents/skills/, the project's .pi/skills/ or .agents/skills/, or list them in Pi's settings.json ("skills").`, alwaysShow: true });
     const picked = await showPick(items, { title: "Arbor: Skills", placeHolder: "Pick a skill to open its file", matchOnDescription: true, matchOnDetail: true });
     if (picked?.path) await vscode.window.showTextDocument(vscode.Uri.file(picked.path), { preview: true });
   }

@@ -208,6 +208,7 @@ export function activate(context: vscode.ExtensionContext): ArborApi {
       hasModel: () => models.hasUsableModel(),
       defaults: () => ({ model: models.defaultModel(), thinkingLevel: models.defaultThinkingLevel() }),
       revealEntry: (id) => tree.reveal(id),
+      showTree: () => void tree.show(true).catch((error: Error) => log.warn(`could not show the Conversation Tree: ${error.message}`)),
       extensionCommands: () => [...piExtensions.slashCommands(), ...piResources.slashCommands()],
       isPromptCommand: (name) => piResources.isResourceCommand(name),
       runExtensionCommand: (name, args) => piExtensions.runCommand(name, args),

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { reply, startScriptedServer, type ScriptedServer } from "../support/scripted-openai-server";
 import { createScratchFolder, openWorkbench, WorkbenchSession, writePiModelsJson } from "./harness";
 import { chatView, conversationTree, conversationTreeIn, revealTreeRow, sendInChat, waitUntil } from "./harness/arbor-views";
+import { shownTreePanelTab } from "./harness/layout";
 
 type Entry = { type: string; id: string; parentId: string | null; customType?: string; message?: { role: string; content: unknown } };
 
@@ -70,8 +71,12 @@ describe("file checkpoints in a real VS Code (e2e)", function () {
       reply.toolCall({ id: "b", name: "bash", arguments: { command: "echo changed by bash > notes.txt && echo new > created.txt" } }),
       reply.text("Changed."),
     );
+    assert.equal(await shownTreePanelTab(session!.page).isVisible(), false, "no tree before there is a session");
     await sendInChat(session!.workbench, "Write the notes");
     await chat().locator(".item-assistant:not(.live)", { hasText: "Written." }).waitFor({ state: "visible" });
+    // The session the chat started shows its tree in the panel, the keyboard staying in the chat.
+    await shownTreePanelTab(session!.page).waitFor({ state: "visible" });
+    assert.equal(await chat().locator("textarea.input").evaluate((node) => node.ownerDocument.hasFocus() && node.ownerDocument.activeElement === node), true, "the caret stays in the chat's input");
     assert.equal(notes(), "written by the tool\n");
     await sendInChat(session!.workbench, "Change the notes with bash");
     await chat().locator(".item-assistant:not(.live)", { hasText: "Changed." }).waitFor({ state: "visible" });
@@ -83,8 +88,6 @@ describe("file checkpoints in a real VS Code (e2e)", function () {
     const lastReply = [...entries].reverse().find((e) => e.message?.role === "assistant")!;
     assert.ok(entries.some((e) => e.customType === "arbor.checkpoint"), "the snapshots are in the session file");
 
-    // The tree sits in the panel: a session started from the chat shows it on request.
-    await session!.workbench.runCommand("Arbor: Show Conversation Tree");
     // Back: one click on the row, one answer to the question.
     await (await revealTreeRow(tree(), secondPrompt.id)).click();
     await session!.workbench.pickQuickInput("", "Conversation and files");

@@ -33,6 +33,8 @@ export interface ChatActionDeps {
   defaults?(): { model: ModelInfo | undefined; thinkingLevel: ThinkingLevel };
   /** Shows an entry in the Conversation Tree. */
   revealEntry(entryId: string): void;
+  /** Shows the Conversation Tree where its view lives, the keyboard staying in the chat. */
+  showTree?(): void;
   /** Extension commands (registered by Pi extensions), when any. */
   extensionCommands?: () => SlashCommand[];
   runExtensionCommand?: (name: string, args: string) => Promise<boolean>;
@@ -72,7 +74,11 @@ export function createChatActions(deps: ChatActionDeps): ChatActions {
   const { host } = deps;
 
   const ensureSession = async (): Promise<AgentSession> => {
-    if (!host.session) await host.create();
+    if (!host.session) {
+      await host.create();
+      // A session the chat started shows its tree too, as one opened from the Sessions list does.
+      deps.showTree?.();
+    }
     const session = host.session;
     if (!session) throw new Error("Could not start a session.");
     return session;

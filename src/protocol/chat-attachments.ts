@@ -38,6 +38,11 @@ export interface AttachedImage extends PromptImage {
   original?: { width: number; height: number };
 }
 
+/** How a prompt names a file, as Pi's `@` writes it: quoted when it has a space (or `quoted` asks). */
+export function fileReference(path: string, quoted = false): string {
+  return quoted || /\s/.test(path) ? `@"${path}"` : `@${path}`;
+}
+
 /** A workspace file the `@` search found. */
 export interface FileMatch {
   /** As the prompt names it: relative to the session's folder (posix), or absolute outside it. */

@@ -659,7 +659,8 @@ export class TreeViewPort {
 
 /** Whether a file checkpoint was recorded at node `i`: it is one, or one hangs right under it. */
 function hasCheckpoint(index: TreeModel["index"], i: number): boolean {
-  if (index.summary(i).customType === CHECKPOINT_CUSTOM_TYPE) return true;
-  for (let c = index.firstChild(i); c !== NONE; c = index.nextSibling(c)) if (index.summary(c).customType === CHECKPOINT_CUSTOM_TYPE) return true;
+  const isCheckpoint = (n: number): boolean => index.typeAt(n) === "custom" && index.summary(n).customType === CHECKPOINT_CUSTOM_TYPE;
+  if (isCheckpoint(i)) return true;
+  for (let c = index.firstChild(i); c !== NONE; c = index.nextSibling(c)) if (isCheckpoint(c)) return true;
   return false;
 }

@@ -5,36 +5,25 @@
  * a webview's text field, so the page handles them.
  */
 import { strict as assert } from "node:assert";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { startScriptedServer, type ScriptedServer } from "../support/scripted-openai-server";
-import { createScratchFolder, openWorkbench, WorkbenchSession } from "./harness";
-import { chatView, waitUntil } from "./harness/arbor-views";
+import type { WorkbenchSession } from "./harness";
+import { waitUntil } from "./harness/arbor-views";
+import { openChatWorkbench, type ChatWorkbench } from "./harness/chat-workbench";
 
 describe("Pi's cycling keys in the chat's input in a real VS Code (e2e)", function () {
   this.timeout(180_000);
-  let scratch: { readonly path: string; dispose(): void };
+  let bench: ChatWorkbench | undefined;
   let session: WorkbenchSession | undefined;
-  let server: ScriptedServer;
-  const chat = () => chatView(session!.workbench);
-  const input = () => chat().locator("textarea.input");
+  const chat = () => bench!.chat();
+  const input = () => bench!.input();
   const modelName = async () => ((await chat().locator("button.model-picker").textContent()) ?? "").trim();
 
   before(async () => {
-    scratch = createScratchFolder("e2e-chat-keys");
-    const workspace = join(scratch.path, "workspace");
-    const agentDir = join(scratch.path, "agent");
-    mkdirSync(workspace);
-    mkdirSync(agentDir);
-    server = await startScriptedServer();
-    const provider = { baseUrl: server.baseUrl, api: "openai-completions", apiKey: "local", models: [{ id: "first-model", reasoning: true }, { id: "second-model", reasoning: true }] };
-    writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { keys: provider } }));
-    session = await openWorkbench({ folder: workspace, env: { PI_CODING_AGENT_DIR: agentDir }, viewport: { width: 1280, height: 800 } });
-    await session.workbench.openViewContainer("Arbor");
-    await session.workbench.runCommand("Arbor: Open Chat");
-    await input().waitFor({ state: "visible" });
+    bench = await openChatWorkbench("e2e-chat-keys", { models: [{ id: "first-model", reasoning: true }, { id: "second-model", reasoning: true }], viewport: { width: 1280, height: 800 } });
+    session = bench.session;
     // The thinking level belongs to a session: one is open before the keys are pressed.
     await session.workbench.runCommand("Arbor: New Session");
+    // New Session puts the caret in the input: typing before that lands could go elsewhere.
+    await waitUntil("the chat's input to have the focus", async () => (await input().evaluate((node) => node.ownerDocument.hasFocus() && node.ownerDocument.activeElement === node)) === true);
   });
 
   afterEach(async function () {
@@ -42,14 +31,12 @@ describe("Pi's cycling keys in the chat's input in a real VS Code (e2e)", functi
   });
 
   after(async () => {
-    await session?.close();
-    await server?.close();
-    scratch?.dispose();
+    await bench?.close();
   });
 
   it("Ctrl+P steps to the next model and Shift+Tab to the next thinking level; the workbench sees neither", async () => {
-    await input().click();
     await session!.page.keyboard.type("draft");
+    assert.equal(await input().inputValue(), "draft");
     await waitUntil("a model in the picker", async () => /-model/.test(await modelName()));
     const before = await modelName();
     await session!.page.keyboard.press("Control+P");

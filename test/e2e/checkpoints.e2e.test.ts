@@ -7,11 +7,12 @@
  * forward again. The reference reads the session file afterwards.
  */
 import { strict as assert } from "node:assert";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { reply, startScriptedServer, type ScriptedServer } from "../support/scripted-openai-server";
-import { createScratchFolder, openWorkbench, WorkbenchSession, writePiModelsJson } from "./harness";
-import { chatView, conversationTree, conversationTreeIn, revealTreeRow, sendInChat, waitUntil } from "./harness/arbor-views";
+import { reply, type ScriptedServer } from "../support/scripted-openai-server";
+import type { WorkbenchSession } from "./harness";
+import { openChatWorkbench, type ChatWorkbench } from "./harness/chat-workbench";
+import { conversationTree, conversationTreeIn, revealTreeRow, sendInChat, waitUntil } from "./harness/arbor-views";
 import { shownTreePanelTab } from "./harness/layout";
 
 type Entry = { type: string; id: string; parentId: string | null; customType?: string; message?: { role: string; content: unknown } };
@@ -24,34 +25,22 @@ function entriesOf(dir: string): Entry[] {
 
 describe("file checkpoints in a real VS Code (e2e)", function () {
   this.timeout(240_000);
-  let scratch: { readonly path: string; dispose(): void };
-  let server: ScriptedServer;
+  let bench: ChatWorkbench | undefined;
   let session: WorkbenchSession | undefined;
+  let server: ScriptedServer;
   let workspace: string;
   let sessionDir: string;
 
-  const chat = () => chatView(session!.workbench);
+  const chat = () => bench!.chat();
   const tree = () => conversationTree(session!.workbench);
   const notes = () => readFileSync(join(workspace, "notes.txt"), "utf8");
 
   before(async () => {
-    scratch = createScratchFolder("e2e-checkpoints");
-    workspace = join(scratch.path, "workspace");
-    sessionDir = join(scratch.path, "sessions");
-    const agentDir = join(scratch.path, "agent");
-    mkdirSync(workspace);
-    mkdirSync(sessionDir);
-    writeFileSync(join(workspace, "notes.txt"), "as the user left it\n");
-    server = await startScriptedServer();
-    writePiModelsJson(agentDir, server.baseUrl);
-    session = await openWorkbench({
-      folder: workspace,
-      env: { PI_CODING_AGENT_DIR: agentDir },
-      viewport: { width: 1400, height: 1000 },
-      settings: { "arbor.sessionsDirectory": sessionDir, "arbor.tools.autoApprove": "commands", "arbor.tree.askToSummarizeBranch": false },
+    bench = await openChatWorkbench("e2e-checkpoints", {
+      prepare: ({ workspace }) => writeFileSync(join(workspace, "notes.txt"), "as the user left it\n"),
+      settings: { "arbor.tools.autoApprove": "commands", "arbor.tree.askToSummarizeBranch": false },
     });
-    await session.workbench.openViewContainer("Arbor");
-    await session.workbench.runCommand("Arbor: Open Chat");
+    ({ session, server, workspace, sessionDir } = bench);
   });
 
   afterEach(async function () {
@@ -59,9 +48,7 @@ describe("file checkpoints in a real VS Code (e2e)", function () {
   });
 
   after(async () => {
-    await session?.close();
-    await server?.close();
-    scratch?.dispose();
+    await bench?.close();
   });
 
   it("one click on an earlier prompt and 'Conversation and files' take the files back; one click on the last reply takes them forward", async () => {

@@ -8,47 +8,38 @@
 import { strict as assert } from "node:assert";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { reply, startScriptedServer, type ScriptedServer } from "../support/scripted-openai-server";
-import { createScratchFolder, openWorkbench, WorkbenchSession, writePiModelsJson } from "./harness";
-import { chatView, waitUntil } from "./harness/arbor-views";
+import { reply, type ScriptedServer } from "../support/scripted-openai-server";
+import type { WorkbenchSession } from "./harness";
+import { waitUntil } from "./harness/arbor-views";
+import { openChatWorkbench, type ChatWorkbench } from "./harness/chat-workbench";
 
 describe("Pi's context files, templates and skills in the chat of a real VS Code (e2e)", function () {
   this.timeout(180_000);
-  let scratch: { readonly path: string; dispose(): void };
+  let bench: ChatWorkbench | undefined;
   let session: WorkbenchSession | undefined;
   let server: ScriptedServer;
 
-  const chat = () => chatView(session!.workbench);
-  const input = () => chat().locator("textarea.input");
+  const chat = () => bench!.chat();
+  const input = () => bench!.input();
 
   before(async () => {
-    scratch = createScratchFolder("e2e-pi-resources");
-    const workspace = join(scratch.path, "workspace");
-    const agentDir = join(scratch.path, "agent");
-    mkdirSync(join(workspace, ".pi/prompts"), { recursive: true });
-    writeFileSync(join(workspace, "AGENTS.md"), "Project rule: name every test after the behaviour it checks.\n");
-    writeFileSync(
-      join(workspace, ".pi/prompts/review.md"),
-      "---\ndescription: Review one file for naming\nargument-hint: <file> [focus]\n---\nReview $1 carefully. Focus on: ${@:2}.\n",
-    );
-    mkdirSync(join(agentDir, "skills/lint-fix"), { recursive: true });
-    writeFileSync(
-      join(agentDir, "skills/lint-fix/SKILL.md"),
-      "---\nname: lint-fix\ndescription: Fixes lint errors one rule at a time\n---\nSECRET-BODY: run the linter, then fix each rule.\n",
-    );
-    const sessionDir = join(scratch.path, "sessions");
-    mkdirSync(sessionDir);
-    server = await startScriptedServer();
-    writePiModelsJson(agentDir, server.baseUrl);
-    session = await openWorkbench({
-      folder: workspace,
-      env: { PI_CODING_AGENT_DIR: agentDir },
-      viewport: { width: 1400, height: 1000 },
-      settings: { "arbor.sessionsDirectory": sessionDir },
+    bench = await openChatWorkbench("e2e-pi-resources", {
+      prepare: ({ workspace, agentDir }) => {
+        mkdirSync(join(workspace, ".pi/prompts"), { recursive: true });
+        writeFileSync(join(workspace, "AGENTS.md"), "Project rule: name every test after the behaviour it checks.\n");
+        writeFileSync(
+          join(workspace, ".pi/prompts/review.md"),
+          "---\ndescription: Review one file for naming\nargument-hint: <file> [focus]\n---\nReview $1 carefully. Focus on: ${@:2}.\n",
+        );
+        mkdirSync(join(agentDir, "skills/lint-fix"), { recursive: true });
+        writeFileSync(
+          join(agentDir, "skills/lint-fix/SKILL.md"),
+          "---\nname: lint-fix\ndescription: Fixes lint errors one rule at a time\n---\nSECRET-BODY: run the linter, then fix each rule.\n",
+        );
+      },
     });
-    await session.workbench.openViewContainer("Arbor");
-    await session.workbench.runCommand("Arbor: Open Chat");
-    await input().waitFor({ state: "visible" });
+    session = bench.session;
+    server = bench.server;
   });
 
   afterEach(async function () {
@@ -56,9 +47,7 @@ describe("Pi's context files, templates and skills in the chat of a real VS Code
   });
 
   after(async () => {
-    await session?.close();
-    await server?.close();
-    scratch?.dispose();
+    await bench?.close();
   });
 
   it("typing / lists the project's template with its description and argument hint, and the agent folder's skill", async () => {

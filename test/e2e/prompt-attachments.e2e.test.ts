@@ -9,11 +9,12 @@ import { strict as assert } from "node:assert";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { PhotonImage } from "@silvia-odwyer/photon-node";
-import { reply, startScriptedServer, type ScriptedServer } from "../support/scripted-openai-server";
-import { createScratchFolder, openWorkbench, WorkbenchSession } from "./harness";
-import { chatView, waitUntil } from "./harness/arbor-views";
-import { SCRIPTED_MODEL, SCRIPTED_PROVIDER } from "./harness/pi-user";
+import { reply, type ScriptedServer } from "../support/scripted-openai-server";
+import { png } from "../support/test-images";
+import type { WorkbenchSession } from "./harness";
+import { waitUntil } from "./harness/arbor-views";
+import { openChatWorkbench, type ChatWorkbench } from "./harness/chat-workbench";
+import { SCRIPTED_MODEL } from "./harness/pi-user";
 
 /** The few DOM constructors the page-side code uses (the e2e build has no DOM library). */
 interface PageDom {
@@ -24,25 +25,17 @@ interface PageDom {
 }
 
 /** A 24x16 PNG (real pixels, from the codec the extension bundles). */
-function pngBase64(): string {
-  const pixels = new Uint8Array(24 * 16 * 4).map((_, i) => (i % 4 === 3 ? 255 : (i * 37) & 0xff));
-  const image = new PhotonImage(pixels, 24, 16);
-  try {
-    return Buffer.from(image.get_bytes()).toString("base64");
-  } finally {
-    image.free();
-  }
-}
+const pngBase64 = (): string => png(24, 16, false).toString("base64");
 
 describe("images, @ files, drops and large pastes in the chat's input in a real VS Code (e2e)", function () {
   this.timeout(180_000);
-  let scratch: { readonly path: string; dispose(): void };
+  let bench: ChatWorkbench | undefined;
   let session: WorkbenchSession | undefined;
   let server: ScriptedServer;
   let workspace: string;
 
-  const chat = () => chatView(session!.workbench);
-  const input = () => chat().locator("textarea.input");
+  const chat = () => bench!.chat();
+  const input = () => bench!.input();
   const userContent = (index: number): unknown => {
     const body = server.requests[index]!.body as { messages: { role: string; content: unknown }[] };
     return body.messages.filter((m) => m.role === "user").at(-1)!.content;
@@ -50,31 +43,19 @@ describe("images, @ files, drops and large pastes in the chat's input in a real 
   const asText = (content: unknown): string => (typeof content === "string" ? content : (content as { type: string; text?: string }[]).flatMap((p) => (p.type === "text" ? [p.text ?? ""] : [])).join("\n"));
 
   before(async () => {
-    scratch = createScratchFolder("e2e-prompt-attachments");
-    workspace = join(scratch.path, "workspace");
-    mkdirSync(join(workspace, "src/extension"), { recursive: true });
-    mkdirSync(join(workspace, "build"), { recursive: true });
-    writeFileSync(join(workspace, "src/extension/chat-controller.ts"), "export {};\n");
-    writeFileSync(join(workspace, "notes.md"), "# notes\n");
-    writeFileSync(join(workspace, "build/out.js"), "// built\n");
-    writeFileSync(join(workspace, ".gitignore"), "build/\n");
-    const agentDir = join(scratch.path, "agent");
-    mkdirSync(agentDir, { recursive: true });
-    server = await startScriptedServer();
-    // A model that takes images, as a Pi user declares one in models.json.
-    const provider = { baseUrl: server.baseUrl, api: "openai-completions", apiKey: "local", models: [{ id: SCRIPTED_MODEL, input: ["text", "image"] }] };
-    writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers: { [SCRIPTED_PROVIDER]: provider } }));
-    const sessionDir = join(scratch.path, "sessions");
-    mkdirSync(sessionDir);
-    session = await openWorkbench({
-      folder: workspace,
-      env: { PI_CODING_AGENT_DIR: agentDir },
-      viewport: { width: 1400, height: 1000 },
-      settings: { "arbor.sessionsDirectory": sessionDir },
+    bench = await openChatWorkbench("e2e-prompt-attachments", {
+      // A model that takes images, as a Pi user declares one in models.json.
+      models: [{ id: SCRIPTED_MODEL, input: ["text", "image"] }],
+      prepare: ({ workspace }) => {
+        mkdirSync(join(workspace, "src/extension"), { recursive: true });
+        mkdirSync(join(workspace, "build"), { recursive: true });
+        writeFileSync(join(workspace, "src/extension/chat-controller.ts"), "export {};\n");
+        writeFileSync(join(workspace, "notes.md"), "# notes\n");
+        writeFileSync(join(workspace, "build/out.js"), "// built\n");
+        writeFileSync(join(workspace, ".gitignore"), "build/\n");
+      },
     });
-    await session.workbench.openViewContainer("Arbor");
-    await session.workbench.runCommand("Arbor: Open Chat");
-    await input().waitFor({ state: "visible" });
+    ({ session, server, workspace } = bench);
   });
 
   afterEach(async function () {
@@ -82,9 +63,7 @@ describe("images, @ files, drops and large pastes in the chat's input in a real 
   });
 
   after(async () => {
-    await session?.close();
-    await server?.close();
-    scratch?.dispose();
+    await bench?.close();
   });
 
   /** Pastes into the chat's input as the clipboard would: an image file, or plain text. */

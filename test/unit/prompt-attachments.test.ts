@@ -5,7 +5,6 @@
  * and the protocol guards of the new messages.
  */
 import * as assert from "node:assert/strict";
-import { PhotonImage } from "@silvia-odwyer/photon-node";
 import { preparePromptImage, promptImageSettings, MAX_PROMPT_IMAGE_BYTES } from "../../src/core/agent/prompt-images";
 import { IMAGE_BLOCKED_TEXT, withoutImages } from "../../src/core/context/blocked-images";
 import type { LlmMessage } from "../../src/core/session/types";
@@ -14,24 +13,10 @@ import { isAttachmentToChatMessage, isAttachmentToHostMessage, isPromptImages } 
 import { isChatToHostMessage } from "../../src/protocol/chat-guards";
 import { applyMention, insertReferences, mentionAt } from "../../webview/chat/mention-query";
 import { cleanPaste, pasteMarker, PasteStore } from "../../webview/chat/paste-markers";
+import { png as testPng } from "../support/test-images";
 
-function png(width: number, height: number): Buffer {
-  const pixels = new Uint8Array(width * height * 4);
-  let state = 7;
-  for (let i = 0; i < pixels.length; i += 4) {
-    state = (state * 1103515245 + 12345) >>> 0;
-    pixels[i] = state & 0xff;
-    pixels[i + 1] = (state >>> 8) & 0xff;
-    pixels[i + 2] = (state >>> 16) & 0xff;
-    pixels[i + 3] = 255;
-  }
-  const image = new PhotonImage(pixels, width, height);
-  try {
-    return Buffer.from(image.get_bytes());
-  } finally {
-    image.free();
-  }
-}
+const png = (width: number, height: number): Buffer => testPng(width, height, true, 7);
+
 
 describe("prompt attachments: images", () => {
   it("a small PNG goes as it is, typed by its bytes", async () => {

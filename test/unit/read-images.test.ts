@@ -10,30 +10,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { PhotonImage } from "@silvia-odwyer/photon-node";
+import { png } from "../support/test-images";
 import { DEFAULT_OUTPUT_LIMITS } from "../../src/core/agent/output/output-limits";
 import { createReadTool, type ToolContext, type ToolOutcome } from "../../src/core/agent/tools";
 import { DEFAULT_IMAGE_LIMITS, fitImage, sniffImageType } from "../../src/core/agent/tools/image-resize";
 
 type RefResize = (img: { type: "image"; data: string; mimeType: string }, options?: Record<string, number>) => Promise<{ data: string; mimeType: string; width: number; height: number; wasResized: boolean } | null>;
 
-/** A PNG of `width` by `height` pixels, noisy (so it compresses badly) when `noisy`. */
-function png(width: number, height: number, noisy: boolean, seed = 1): Buffer {
-  const pixels = new Uint8Array(width * height * 4);
-  let state = seed;
-  for (let i = 0; i < pixels.length; i += 4) {
-    state = (state * 1103515245 + 12345) >>> 0;
-    pixels[i] = noisy ? state & 0xff : (i / 4) % width;
-    pixels[i + 1] = noisy ? (state >>> 8) & 0xff : 80;
-    pixels[i + 2] = noisy ? (state >>> 16) & 0xff : 160;
-    pixels[i + 3] = 255;
-  }
-  const image = new PhotonImage(pixels, width, height);
-  try {
-    return Buffer.from(image.get_bytes());
-  } finally {
-    image.free();
-  }
-}
 
 const text = (o: ToolOutcome) => o.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
 const imageOf = (o: ToolOutcome) => o.content.find((b) => b.type === "image") as { data: string; mimeType: string } | undefined;

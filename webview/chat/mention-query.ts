@@ -4,6 +4,7 @@
  * one (for names with spaces). Choosing a file puts `@path ` in its place, quoted when the path has
  * a space. Pure: no DOM.
  */
+import { fileReference } from "../../src/protocol/chat-attachments";
 
 /** Characters that end a word before an `@` (Pi's, plus the line break of a textarea). */
 const DELIMITERS = new Set([" ", "\t", "\n", '"', "'", "="]);
@@ -39,14 +40,10 @@ function openQuote(line: string): number | undefined {
   return open;
 }
 
-/** How a path is written after `@`: quoted when it has a space or the user opened a quote. */
-export function referenceFor(path: string, quoted = false): string {
-  return quoted || /\s/.test(path) ? `@"${path}"` : `@${path}`;
-}
 
 /** The input after choosing `path` for the `@` word at `mention`: the text and where the caret goes. */
 export function applyMention(text: string, caret: number, mention: MentionQuery, path: string): { text: string; caret: number } {
-  const reference = `${referenceFor(path, mention.quoted)} `;
+  const reference = `${fileReference(path, mention.quoted)} `;
   let after = text.slice(caret);
   // The closing quote the user typed already is replaced by ours.
   if (reference.startsWith('@"') && after.startsWith('"')) after = after.slice(1);

@@ -2,7 +2,7 @@ import * as vscode from "vscode";
 import type { AgentSession } from "../../core/agent/agent-session";
 import { DEFAULT_PROMPT_IMAGE_SETTINGS, preparePromptImage, promptImageSettings, type PromptImageSettings } from "../../core/agent/prompt-images";
 import type { ImageContent } from "../../core/session/types";
-import type { AttachmentToHostMessage, PromptImage } from "../../protocol/chat-attachments";
+import { fileReference, type AttachmentToHostMessage, type PromptImage } from "../../protocol/chat-attachments";
 import type { HostToChatMessage } from "../../protocol/chat-messages";
 import { referencePath, WorkspaceFiles } from "./workspace-files";
 
@@ -11,10 +11,6 @@ export interface AttachmentSurface {
   post(message: HostToChatMessage): void;
 }
 
-/** The reference form of a path, as Pi's `@` writes it (quoted when it has a space). */
-export function fileReference(path: string): string {
-  return /\s/.test(path) ? `@"${path}"` : `@${path}`;
-}
 
 /**
  * The host side of what a prompt carries besides its text: images the chat hands over are checked

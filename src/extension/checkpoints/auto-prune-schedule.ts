@@ -1,15 +1,11 @@
 import * as vscode from "vscode";
 import { autoPrune, referencedSnapshots, type AutoPruneResult, type CheckpointStore } from "../../core/checkpoints";
 import type { CheckpointService } from "./checkpoint-service";
-import { PRUNE_CHECKPOINTS_COMMAND } from "./prune-command";
+import { megabytes, PRUNE_CHECKPOINTS_COMMAND } from "./prune-command";
 
 /** A quiet spell after the last snapshot before a store is checked (a prune's gc must not hold up a prompt). */
 const QUIET_MS = 60_000;
 const LAST_PRUNED_KEY = "arbor.checkpoints.lastPruned";
-
-function megabytes(bytes: number): string {
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-}
 
 /**
  * Keeps each workspace's checkpoints within `arbor.checkpoints.maxStorageMB`: a quiet minute after a

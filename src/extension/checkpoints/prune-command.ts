@@ -5,7 +5,7 @@ import type { CheckpointService } from "./checkpoint-service";
 
 export const PRUNE_CHECKPOINTS_COMMAND = "arbor.pruneCheckpoints";
 
-function megabytes(bytes: number): string {
+export function megabytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 

@@ -59,17 +59,17 @@ export async function turnFilesAt(service: CheckpointService, sm: SessionReader,
 export async function openTurnChange(service: CheckpointService, sm: SessionReader, entryId: string, path: string | null): Promise<void> {
   const turn = turnSnapshots(sm, entryId);
   if (!turn?.previous) return;
-  const workspace = (await service.storeFor(sm.getCwd()))?.workspace;
-  if (!workspace) {
+  const store = await service.storeFor(sm.getCwd());
+  if (!store) {
     void vscode.window.showInformationMessage(vscode.l10n.t("The files recorded here are no longer in the checkpoint store."));
     return;
   }
   const { previous, snapshot } = turn;
+  const workspace = store.workspace;
   if (path !== null) {
     await vscode.commands.executeCommand("vscode.diff", snapshotUri(workspace, previous, path), snapshotUri(workspace, snapshot, path), vscode.l10n.t("{0} (this turn)", path));
     return;
   }
-  const files = await turnFilesAt(service, sm, entryId);
-  const resources = (files?.changes ?? []).map((c) => [fileUri(workspace, c.path), snapshotUri(workspace, previous, c.path), snapshotUri(workspace, snapshot, c.path)]);
+  const resources = (await store.diff(previous, snapshot)).map((c) => [fileUri(workspace, c.path), snapshotUri(workspace, previous, c.path), snapshotUri(workspace, snapshot, c.path)]);
   await vscode.commands.executeCommand("vscode.changes", vscode.l10n.t("Files this turn changed"), resources);
 }

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { FrameLocator } from "playwright-core";
 import { createSampleSessions, type SampleSessions } from "../support/sample-sessions";
 import { createScratchFolder, openWorkbench, type WorkbenchSession } from "./harness";
-import { chatView, conversationTreeIn, resumeSessionFromList, revealTreeRow, rowInView, sendInChat, treeRow } from "./harness/arbor-views";
+import { chatView, conversationTreeIn, resumeSessionFromList, revealTreeRow, rowInView, sendInChat, treeRow, waitUntil } from "./harness/arbor-views";
 import { shownTreePanelTab } from "./harness/layout";
 
 /** The rows wholly inside the tree's viewport, and how many rows of its height it holds. */
@@ -138,7 +138,7 @@ describe("The default layout at 1280x800 (e2e)", function () {
       (element as { scrollTop: number }).scrollTop = 0;
     });
     await sendInChat(workbench, "/tree");
-    await leafSelected.waitFor({ state: "visible" });
-    assert.ok(await rowInView(leafSelected), "after /tree the leaf's row is in view");
+    // The leaf stayed selected beside the Ctrl+clicked row, so its row exists before /tree scrolls to it: wait for the scroll.
+    await waitUntil("after /tree the leaf's row in view", async () => (await leafSelected.count()) > 0 && (await rowInView(leafSelected)));
   });
 });
